@@ -1,0 +1,59 @@
+// The simulation box: bounds and a boundary condition per axis.
+#pragma once
+
+#include "pardyn/core.hpp"
+
+namespace pardyn {
+
+enum class Boundary { Open, Periodic, Wall };
+
+inline const char* to_string(Boundary b) {
+  switch (b) {
+    case Boundary::Periodic: return "periodic";
+    case Boundary::Wall: return "wall";
+    default: return "open";
+  }
+}
+
+struct Box {
+  double lo[3] = {0, 0, 0};
+  double hi[3] = {1, 1, 1};
+  Boundary boundary[3] = {Boundary::Open, Boundary::Open, Boundary::Open};
+
+  double length(int d) const { return hi[d] - lo[d]; }
+  bool any_periodic(int dim) const {
+    for (int d = 0; d < dim; ++d)
+      if (boundary[d] == Boundary::Periodic) return true;
+    return false;
+  }
+};
+
+// What a kernel needs of the box, in the run's precision: lengths of periodic axes (0 for the others).
+template <typename Real>
+struct PeriodicImage {
+  Real L[3];
+  Real invL[3];
+
+  static PeriodicImage make(const Box& b) {
+    PeriodicImage p{};
+    for (int d = 0; d < 3; ++d) {
+      bool per = b.boundary[d] == Boundary::Periodic;
+      p.L[d] = per ? Real(b.length(d)) : Real(0);
+      p.invL[d] = per ? Real(1.0 / b.length(d)) : Real(0);
+    }
+    return p;
+  }
+  // Minimum-image separation along axis d; a no-op on open axes (L = 0).
+  PARDYN_HD Real wrap(Real dx, int d) const { return dx - L[d] * nearbyint_(dx * invL[d]); }
+
+private:
+  PARDYN_HD static Real nearbyint_(Real x) {
+#if defined(__CUDA_ARCH__)
+    return rint(x);
+#else
+    return std::nearbyint(x);
+#endif
+  }
+};
+
+}  // namespace pardyn

@@ -1,0 +1,68 @@
+// Scenarios: a TOML file validated against the framework's sections and every plugin's schema before
+// anything runs. Errors carry file:line:column, what is wrong and the nearest valid key or the allowed
+// values; all of a file's errors are reported at once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pardyn/registry.hpp"
+
+namespace pardyn {
+
+struct PluginSpec {
+  std::string type;
+  ParamSet params;
+  std::string where;  // "file:line:col" of the section, for messages at run time
+};
+
+struct ParticleBlock : PluginSpec {  // type = generator name
+  int particle_type = 0;
+  double temperature = 0;
+  std::vector<double> offset, velocity;
+};
+
+struct PotentialSpec : PluginSpec {
+  PluginSpec scheme;
+};
+
+struct Scenario {
+  std::string path;  // the scenario file
+  std::string dir;   // its folder
+  std::string name;
+  int dim = 3;
+  Precision precision = Precision::Double;
+  std::string backend = "auto";
+  std::uint64_t steps = 0;
+  std::uint64_t seed = 1;
+  std::string output;  // output folder
+  std::uint64_t progress_interval = 0;  // terminal thermo line every this many steps (0 = auto)
+  int threads = 0;
+  Box box;
+  std::vector<ParticleBlock> particles;
+  std::vector<PotentialSpec> potentials;
+  PluginSpec integrator;
+  std::vector<PluginSpec> modifiers;
+  std::vector<PluginSpec> outputs;
+  std::string resolved_toml;  // every key with its value (defaults filled in), as TOML
+};
+
+// Reads, overrides (--set "a.b=value"), loads the scenario's plugin_paths into `registry` and
+// validates. Throws pardyn::Error listing every problem found.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       Registry& registry);
+
+// Validates `toml_text` (key = value lines) against a schema: for tests and embedding programs.
+ParamSet parse_params(const Schema& schema, const std::string& toml_text,
+                      const std::string& context);
+
+// The framework's own section schemas (documented by `pardyn plugins show simulation`).
+const Schema& simulation_schema();
+const Schema& box_schema();
+const Schema& particles_common_schema();
+
+// Edit distance, for "did you mean" hints.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace pardyn

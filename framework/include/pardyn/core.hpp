@@ -1,0 +1,42 @@
+// pardyn core definitions shared by the framework, every plugin, and device code.
+// Plain C++17 with no dependencies, so that it can be included by nvcc-compiled files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#if defined(__CUDACC__)
+#define PARDYN_HD __host__ __device__
+#define PARDYN_INLINE __forceinline__
+#else
+#define PARDYN_HD
+#define PARDYN_INLINE inline __attribute__((always_inline))
+#endif
+
+namespace pardyn {
+
+enum class Backend { Cpu, Cuda };
+enum class Precision { Float, Double };
+
+inline const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
+inline const char* to_string(Precision p) { return p == Precision::Float ? "float" : "double"; }
+
+// Bit sets used in plugin descriptors to say what a factory supports.
+enum : unsigned { kDim2 = 1u, kDim3 = 2u, kDimAll = 3u };
+enum : unsigned { kFloat = 1u, kDouble = 2u, kPrecisionAll = 3u };
+enum : unsigned { kCpu = 1u, kCuda = 2u, kBackendAll = 3u };
+
+inline unsigned dim_bit(int dim) { return dim == 2 ? kDim2 : kDim3; }
+inline unsigned precision_bit(Precision p) { return p == Precision::Float ? kFloat : kDouble; }
+inline unsigned backend_bit(Backend b) { return b == Backend::Cpu ? kCpu : kCuda; }
+
+// Every error a user can cause is reported through this type (or a subclass); the message is meant to
+// be read by a person: it names the file, the item and what to do.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace pardyn

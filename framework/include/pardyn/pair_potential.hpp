@@ -1,0 +1,76 @@
+// PairPotential<Law>: turns a pair law (evaluator.hpp) into a Potential plugin object by instantiating
+// the framework's traversal templates for it, in the plugin that includes this header.
+#pragma once
+
+#include <cmath>
+#include <memory>
+
+#include "pardyn/evaluator.hpp"
+#include "pardyn/plugin.hpp"
+#include "pardyn/traversal/all_pairs_cpu.hpp"
+
+namespace pardyn {
+
+template <class Law>
+class PairPotential final : public Potential {
+public:
+  using Params = typename Law::Params;
+
+  explicit PairPotential(const Params& p, const RunInfo& run) : params_(p), run_(run) {}
+
+  bool supports(NeighbourhoodKind k) const override { return k == NeighbourhoodKind::AllPairs; }
+
+  double cutoff() const override {
+    if constexpr (EvaluatorTraits<typename Law::template Evaluator<double>>::has_cutoff)
+      return std::sqrt(typename Law::template Evaluator<double>(params_).rcut2);
+    else
+      return std::numeric_limits<double>::infinity();
+  }
+
+  void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
+    if (!supports(nb.kind))
+      throw Error(std::string("potential '") + Law::info().name + "' cannot use scheme '" +
+                  to_string(nb.kind) + "'");
+    if (s.backend() != Backend::Cpu)
+      throw Error(std::string("potential '") + Law::info().name +
+                  "' was built without CUDA support; use backend = \"cpu\"");
+    visit(s, [&](auto view) {
+      using View = decltype(view);
+      using Real = typename View::real;
+      const typename Law::template Evaluator<Real> ev(params_);
+      const auto img = PeriodicImage<Real>::make(*req.box);
+      const bool periodic = req.box->any_periodic(View::dim);
+      const bool energy = req.energy || req.virial;
+      if (energy && periodic) cpu::all_pairs<true, true>(ev, view, img);
+      else if (energy) cpu::all_pairs<true, false>(ev, view, img);
+      else if (periodic) cpu::all_pairs<false, true>(ev, view, img);
+      else cpu::all_pairs<false, false>(ev, view, img);
+    });
+  }
+
+private:
+  Params params_;
+  RunInfo run_;
+};
+
+template <class Law>
+void register_pair_potential(Registrar& r) {
+  FactoryInfo info = Law::info();
+  info.kind = PluginKind::Potential;
+  info.backends = kCpu;
+  r.add(std::move(info), Factory<Potential>([](const ParamSet& ps, const RunInfo& run) {
+          return std::unique_ptr<Potential>(
+              new PairPotential<Law>(Law::Params::from(ps), run));
+        }));
+}
+
+}  // namespace pardyn
+
+// The whole registration of a plugin that holds one pair law.
+#define PARDYN_PAIR_POTENTIAL_PLUGIN(Law)                                            \
+  namespace {                                                                        \
+  void pardyn_register_pair_law(::pardyn::Registrar& r) {                           \
+    ::pardyn::register_pair_potential<Law>(r);                                       \
+  }                                                                                  \
+  }                                                                                  \
+  PARDYN_PLUGIN(pardyn_register_pair_law)

@@ -1,0 +1,96 @@
+// Parameter schemas and validated parameter sets. Every plugin states its parameters (name, type, unit,
+// default, range, allowed values, documentation); the scenario loader checks every key against them
+// before anything runs, and the plugin receives a ParamSet in which every value is present and valid.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "pardyn/core.hpp"
+
+namespace pardyn {
+
+enum class ParamType { Float, Int, Bool, String, Choice, FloatList, IntList, StringList };
+const char* to_string(ParamType t);
+
+using ParamValue =
+    std::variant<double, std::int64_t, bool, std::string, std::vector<double>,
+                 std::vector<std::int64_t>, std::vector<std::string>>;
+std::string format_value(const ParamValue& v);
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Float;
+  std::string unit;  // e.g. "length", "mass", "1" for dimensionless; empty for non-numeric
+  std::string doc;
+  std::optional<ParamValue> default_value;  // absent: the key is required
+  std::optional<double> min, max;           // inclusive bounds for numbers (each element of a list)
+  bool min_exclusive = false;
+  std::vector<std::string> choices;  // for Choice
+  std::size_t list_min = 0, list_max = 0;  // element count bounds for lists (0 = unbounded)
+};
+
+// Fluent builder so that a schema reads as a table in the plugin's source.
+class Schema {
+public:
+  Schema& add(ParamSpec p) {
+    specs_.push_back(std::move(p));
+    return *this;
+  }
+  Schema& real(const std::string& name, std::optional<double> def, const std::string& unit,
+               const std::string& doc, std::optional<double> min = std::nullopt,
+               std::optional<double> max = std::nullopt, bool min_exclusive = false);
+  Schema& integer(const std::string& name, std::optional<std::int64_t> def, const std::string& doc,
+                  std::optional<double> min = std::nullopt, std::optional<double> max = std::nullopt);
+  Schema& boolean(const std::string& name, bool def, const std::string& doc);
+  Schema& string(const std::string& name, std::optional<std::string> def, const std::string& doc);
+  Schema& choice(const std::string& name, std::optional<std::string> def,
+                 std::vector<std::string> choices, const std::string& doc);
+  Schema& reals(const std::string& name, std::optional<std::vector<double>> def,
+                const std::string& unit, const std::string& doc, std::size_t min_len = 0,
+                std::size_t max_len = 0);
+  Schema& integers(const std::string& name, std::optional<std::vector<std::int64_t>> def,
+                   const std::string& doc, std::size_t min_len = 0, std::size_t max_len = 0);
+  Schema& strings(const std::string& name, std::optional<std::vector<std::string>> def,
+                  const std::string& doc, std::size_t min_len = 0, std::size_t max_len = 0);
+
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  const ParamSpec* find(const std::string& name) const;
+  // Adds every parameter of another schema (shared keys such as a generator's common keys).
+  Schema& merge(const Schema& other);
+
+private:
+  std::vector<ParamSpec> specs_;
+};
+
+// A validated set of parameters: every key of the schema is present (explicit or default).
+class ParamSet {
+public:
+  ParamSet() = default;
+  void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+
+  double real(const std::string& name) const;
+  std::int64_t integer(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  const std::string& string(const std::string& name) const;
+  const std::vector<double>& reals(const std::string& name) const;
+  const std::vector<std::int64_t>& integers(const std::string& name) const;
+  const std::vector<std::string>& strings(const std::string& name) const;
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+
+  // Where this set came from, for messages a plugin raises itself ("examples/x.toml [[potential]] #1").
+  std::string context;
+  // The folder of the scenario file, to resolve relative paths a plugin is given.
+  std::string base_dir;
+
+private:
+  const ParamValue& get(const std::string& name) const;
+  std::map<std::string, ParamValue> values_;
+};
+
+}  // namespace pardyn

@@ -1,0 +1,150 @@
+// Particle storage: a structure of arrays in the run's precision and dimension, resident in the
+// backend's memory (host RAM for the CPU backend, device memory for CUDA). Kernels see it through a
+// ParticleView: a trivially-copyable bundle of pointers that can be passed to a CUDA kernel by value.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "pardyn/core.hpp"
+
+namespace pardyn {
+
+template <typename Real, int Dim>
+struct ParticleView {
+  using real = Real;
+  static constexpr int dim = Dim;
+
+  std::size_t n = 0;
+  Real* x[3] = {nullptr, nullptr, nullptr};  // positions; x[2] is null in 2D
+  Real* v[3] = {nullptr, nullptr, nullptr};  // velocities
+  Real* a[3] = {nullptr, nullptr, nullptr};  // accelerations (force / mass)
+  Real* mass = nullptr;
+  std::int32_t* type = nullptr;
+  std::int64_t* id = nullptr;
+  Real* epot = nullptr;    // potential energy per particle (half of each pair's energy)
+  Real* virial = nullptr;  // per-particle virial, sum over pairs of 1/2 r_ij . F_ij
+};
+static_assert(std::is_trivially_copyable_v<ParticleView<float, 3>>);
+
+// The particles as plain double arrays on the host: what generators produce and observers receive.
+struct HostParticles {
+  int dim = 3;
+  std::vector<double> x[3], v[3], a[3];
+  std::vector<double> mass;
+  std::vector<std::int32_t> type;
+  std::vector<std::int64_t> id;
+  std::vector<double> epot, virial;
+
+  explicit HostParticles(int d = 3) : dim(d) {}
+  std::size_t size() const { return mass.size(); }
+  void resize(std::size_t n);
+  // Appends another set (same dimension); ids are renumbered by the store, not here.
+  void append(const HostParticles& o);
+};
+
+// Memory of one backend. The CPU backend uses 64-byte aligned host memory; the CUDA backend supplies
+// device allocations. Copies to and from the host go through it so the store needs no CUDA code.
+class MemoryResource {
+public:
+  virtual ~MemoryResource() = default;
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void deallocate(void* p) = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void fill_zero(void* p, std::size_t bytes) = 0;
+  virtual Backend backend() const = 0;
+};
+
+MemoryResource& host_memory();
+
+class ParticleStore {
+public:
+  ParticleStore(int dim, Precision precision, MemoryResource& memory);
+  ~ParticleStore();
+  ParticleStore(const ParticleStore&) = delete;
+  ParticleStore& operator=(const ParticleStore&) = delete;
+
+  int dim() const { return dim_; }
+  Precision precision() const { return precision_; }
+  Backend backend() const { return memory_->backend(); }
+  std::size_t size() const { return n_; }
+  std::size_t bytes_per_particle() const;
+
+  // Changes the number of particles, keeping the first min(old, new) of them.
+  void resize(std::size_t n);
+
+  // Replaces the contents with hp (positions, velocities, masses, types, ids). Accelerations, energies
+  // and virials are set to zero.
+  void upload(const HostParticles& hp);
+
+  enum Field : unsigned {
+    kPosition = 1, kVelocity = 2, kAcceleration = 4, kMass = 8, kType = 16, kId = 32, kEpot = 64,
+    kVirial = 128, kAll = 255
+  };
+  // Copies the requested fields to hp (converted to double), resizing it.
+  void download(HostParticles& hp, unsigned fields = kAll) const;
+
+  template <typename Real, int Dim>
+  ParticleView<Real, Dim> view() const;
+
+  MemoryResource& memory() const { return *memory_; }
+
+private:
+  struct Array {
+    void* ptr = nullptr;
+    std::size_t elem = 0;
+  };
+  enum Slot { X0, X1, X2, V0, V1, V2, A0, A1, A2, MASS, TYPE, ID, EPOT, VIRIAL, NSLOT };
+  std::size_t elem_size(int slot) const;
+  bool slot_used(int slot) const;
+  void* raw(int slot) const { return arrays_[slot].ptr; }
+
+  int dim_;
+  Precision precision_;
+  MemoryResource* memory_;
+  std::size_t n_ = 0;
+  std::size_t capacity_ = 0;
+  std::array<Array, NSLOT> arrays_{};
+};
+
+template <typename Real, int Dim>
+ParticleView<Real, Dim> ParticleStore::view() const {
+  constexpr Precision want = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
+  if (Dim != dim_ || want != precision_)
+    throw Error("internal: particle view requested as " + std::to_string(Dim) + "D " +
+                to_string(want) + " for a " + std::to_string(dim_) + "D " + to_string(precision_) +
+                " store");
+  ParticleView<Real, Dim> p;
+  p.n = n_;
+  for (int d = 0; d < Dim; ++d) {
+    p.x[d] = static_cast<Real*>(raw(X0 + d));
+    p.v[d] = static_cast<Real*>(raw(V0 + d));
+    p.a[d] = static_cast<Real*>(raw(A0 + d));
+  }
+  p.mass = static_cast<Real*>(raw(MASS));
+  p.type = static_cast<std::int32_t*>(raw(TYPE));
+  p.id = static_cast<std::int64_t*>(raw(ID));
+  p.epot = static_cast<Real*>(raw(EPOT));
+  p.virial = static_cast<Real*>(raw(VIRIAL));
+  return p;
+}
+
+// Calls f(view) with the view type matching the store's dimension and precision: the one place where
+// the run-time choice becomes a compile-time type.
+template <typename F>
+decltype(auto) visit(const ParticleStore& s, F&& f) {
+  if (s.dim() == 2) {
+    if (s.precision() == Precision::Float) return f(s.view<float, 2>());
+    return f(s.view<double, 2>());
+  }
+  if (s.precision() == Precision::Float) return f(s.view<float, 3>());
+  return f(s.view<double, 3>());
+}
+
+}  // namespace pardyn

@@ -1,0 +1,257 @@
+// The plugin SDK: the interfaces a plugin implements, the registry it adds factories to, and the
+// descriptor every plugin library exports. No template crosses the library boundary: plugins hand the
+// framework factories of objects behind these virtual interfaces.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pardyn/box.hpp"
+#include "pardyn/core.hpp"
+#include "pardyn/params.hpp"
+#include "pardyn/particles.hpp"
+#include "pardyn/version.hpp"
+
+namespace pardyn {
+
+// ---------------------------------------------------------------------------------------------------
+// What every plugin object can know about the run.
+struct RunInfo {
+  int dim = 3;
+  Precision precision = Precision::Double;
+  Backend backend = Backend::Cpu;
+  Box box;
+  std::uint64_t seed = 1;
+  std::string output_dir;   // the run's output folder (created before observers start)
+  std::string scenario_dir; // folder of the scenario file, for relative paths
+  bool quiet = false;
+};
+
+// Sums over all particles, in double with compensated summation (see compensated.hpp).
+struct Reductions {
+  std::size_t n = 0;
+  double mass = 0;
+  double kinetic = 0;
+  double potential = 0;
+  double virial = 0;
+  double momentum[3] = {0, 0, 0};
+  double angular_momentum[3] = {0, 0, 0};  // 2D: only [2] (L_z) is used
+  double mass_moment[3] = {0, 0, 0};       // sum m x (centre of mass = mass_moment / mass)
+  double max_accel = 0;                    // max |a|
+  bool finite = true;                      // no NaN/Inf in positions, velocities, accelerations
+};
+
+// Element-wise operations on the particle store, implemented once per backend. Integrators and
+// modifiers are written against these so that the same plugin runs on the CPU and the GPU.
+class BackendOps {
+public:
+  virtual ~BackendOps() = default;
+  virtual void kick(ParticleStore& s, double dt) = 0;   // v += a dt
+  virtual void drift(ParticleStore& s, double dt) = 0;  // x += v dt
+  virtual void scale_velocities(ParticleStore& s, double factor) = 0;
+  virtual void zero_forces(ParticleStore& s, bool energy, bool virial) = 0;
+  // Maps positions on periodic axes back into the box.
+  virtual void wrap_periodic(ParticleStore& s, const Box& box) = 0;
+  virtual Reductions reduce(const ParticleStore& s) = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Neighbourhoods: what a spatial scheme builds and a potential's traversal consumes.
+enum class NeighbourhoodKind { AllPairs, CellList, Tree };
+inline const char* to_string(NeighbourhoodKind k) {
+  switch (k) {
+    case NeighbourhoodKind::CellList: return "cell_list";
+    case NeighbourhoodKind::Tree: return "tree";
+    default: return "all_pairs";
+  }
+}
+
+struct Neighbourhood {
+  NeighbourhoodKind kind = NeighbourhoodKind::AllPairs;
+  const void* data = nullptr;  // the structure of that kind (none for all-pairs)
+};
+
+struct ForceRequest {
+  bool energy = false;  // fill epot (per-particle potential energy)
+  bool virial = false;  // fill virial
+  const Box* box = nullptr;
+};
+
+// A force law. Built-in pair laws use PairPotential<Law> (pair_potential.hpp): the physics in one
+// evaluator, the loops from the framework.
+class Potential {
+public:
+  virtual ~Potential() = default;
+  // Adds this law's accelerations (and energies/virials when asked) to the store.
+  virtual void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) = 0;
+  // Interaction range; infinity for long-range laws.
+  virtual double cutoff() const { return std::numeric_limits<double>::infinity(); }
+  virtual bool supports(NeighbourhoodKind k) const = 0;
+};
+
+// A spatial scheme: builds (and keeps up to date) the neighbourhood structure of one kind.
+class Scheme {
+public:
+  virtual ~Scheme() = default;
+  virtual void update(ParticleStore& s, const Box& box, double cutoff) = 0;
+  virtual Neighbourhood neighbourhood() const = 0;
+};
+
+// What integrators and modifiers see of the running simulation.
+class StepContext {
+public:
+  virtual ~StepContext() = default;
+  virtual ParticleStore& store() = 0;
+  virtual BackendOps& ops() = 0;
+  virtual const RunInfo& run() const = 0;
+  // Evaluates the whole force field at the current positions into the store's accelerations (and, on
+  // steps where an observer needs them, energies and virials). Counted as one force evaluation.
+  virtual void compute_forces() = 0;
+  // Wraps periodic axes and applies boundary conditions after positions changed.
+  virtual void apply_boundaries() = 0;
+  virtual std::uint64_t step() const = 0;  // the step being taken (1 for the first)
+  virtual double time() const = 0;          // simulation time at the start of this step
+};
+
+class Integrator {
+public:
+  virtual ~Integrator() = default;
+  // Advances the state by one step of dt(); forces in the store are valid for the current positions on
+  // entry and must be valid for the new positions on exit.
+  virtual void step(StepContext& ctx) = 0;
+  virtual double dt() const = 0;
+};
+
+class Modifier {
+public:
+  virtual ~Modifier() = default;
+  virtual void apply(StepContext& ctx) = 0;  // after each integrator step
+};
+
+struct GenerateContext {
+  int dim = 3;
+  const Box* box = nullptr;
+  std::mt19937_64* rng = nullptr;
+  std::string base_dir;  // folder of the scenario file
+};
+
+class Generator {
+public:
+  virtual ~Generator() = default;
+  // Positions, velocities, masses (and types, if the generator sets them) in double.
+  virtual HostParticles generate(const GenerateContext& ctx) = 0;
+};
+
+// Global quantities at an observation step.
+struct Thermo {
+  std::uint64_t step = 0;
+  double time = 0;
+  Reductions r;
+  double total = 0;                 // kinetic + potential
+  double initial_total = 0;         // total energy at step 0
+  double relative_drift = 0;        // (E - E0) / |E0|
+  double temperature = 0;           // 2 K / (dof k_B), k_B = 1
+  std::uint64_t force_evaluations = 0;
+};
+
+struct ObserveContext {
+  std::uint64_t step = 0;
+  double time = 0;
+  const RunInfo* run = nullptr;
+  const HostParticles* particles = nullptr;  // host copy of the fields the observer asked for
+  const Thermo* thermo = nullptr;
+};
+
+class Observer {
+public:
+  virtual ~Observer() = default;
+  virtual std::uint64_t interval() const = 0;  // observe every this many steps (and at step 0)
+  virtual unsigned fields() const { return 0; }  // ParticleStore::Field bits it needs on the host
+  virtual void begin(const RunInfo&) {}
+  virtual void observe(const ObserveContext& ctx) = 0;
+  // Called once after the last step (or when the run stops on an error); must flush everything.
+  virtual void end() {}
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Factories and the registry.
+enum class PluginKind { Potential, Scheme, Integrator, Modifier, Generator, Observer };
+const char* to_string(PluginKind k);
+
+struct FactoryInfo {
+  PluginKind kind = PluginKind::Potential;
+  std::string name;     // what a user writes in TOML: type = "name"
+  std::string summary;  // one line
+  std::string doc;      // the formula, units and usage; printed by `pardyn plugins show`
+  unsigned dims = kDimAll;
+  unsigned precisions = kPrecisionAll;
+  unsigned backends = kCpu;
+  Schema schema;
+  std::string library;  // set by the loader: the file the factory came from
+};
+
+template <typename T>
+using Factory = std::function<std::unique_ptr<T>(const ParamSet&, const RunInfo&)>;
+
+// What a plugin's register function receives. Registration only records factories; objects are made
+// after every plugin has loaded.
+class Registrar {
+public:
+  virtual ~Registrar() = default;
+  virtual void add(FactoryInfo info, Factory<Potential> f) = 0;
+  virtual void add(FactoryInfo info, Factory<Scheme> f) = 0;
+  virtual void add(FactoryInfo info, Factory<Integrator> f) = 0;
+  virtual void add(FactoryInfo info, Factory<Modifier> f) = 0;
+  virtual void add(FactoryInfo info, Factory<Generator> f) = 0;
+  virtual void add(FactoryInfo info, Factory<Observer> f) = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
+// virtual functions.
+constexpr std::uint32_t kPluginAbi = 1;
+
+struct PluginDescriptor {
+  std::uint32_t abi;
+  const char* pardyn_version;
+  const char* build_id;    // compiler, its major version, and the C++ ABI
+  int cuda_version;        // CUDA runtime version the plugin's device code was built with, 0 if none
+  const char* cuda_archs;  // CUDA architectures compiled in, e.g. "80;90"; "" if none
+  const char* name;
+  void (*register_factories)(Registrar&);
+};
+
+}  // namespace pardyn
+
+// Exports the descriptor of a plugin library whose register function is `fn`. One per library.
+#include <boost/dll/alias.hpp>
+
+#ifndef PARDYN_PLUGIN_NAME
+#define PARDYN_PLUGIN_NAME "unnamed"
+#endif
+#ifndef PARDYN_PLUGIN_CUDA_ARCHS
+#define PARDYN_PLUGIN_CUDA_ARCHS ""
+#endif
+#if defined(PARDYN_PLUGIN_HAS_CUDA)
+#include <cuda_runtime_api.h>
+#define PARDYN_PLUGIN_CUDA_VERSION CUDART_VERSION
+#else
+#define PARDYN_PLUGIN_CUDA_VERSION 0
+#endif
+
+#define PARDYN_PLUGIN(fn)                                                                       \
+  namespace {                                                                                   \
+  const ::pardyn::PluginDescriptor* pardyn_plugin_descriptor_fn() {                             \
+    static const ::pardyn::PluginDescriptor d{                                                  \
+        ::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID, PARDYN_PLUGIN_CUDA_VERSION, \
+        PARDYN_PLUGIN_CUDA_ARCHS, PARDYN_PLUGIN_NAME, &fn};                                     \
+    return &d;                                                                                  \
+  }                                                                                             \
+  }                                                                                             \
+  BOOST_DLL_ALIAS(pardyn_plugin_descriptor_fn, pardyn_plugin_descriptor)

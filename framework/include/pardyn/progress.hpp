@@ -1,0 +1,32 @@
+// Terminal progress: a bar with steps/s and ETA (redrawn in place on a terminal, a line every 10% in a
+// log file), and the periodic thermo line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "pardyn/plugin.hpp"
+
+namespace pardyn {
+
+class Progress {
+public:
+  Progress(std::uint64_t total_steps, bool quiet);
+  void update(std::uint64_t step);         // call after each step
+  void thermo_line(const Thermo& t, int dim);  // prints a table row (header the first time)
+  void message(const std::string& line);    // a line that must not be garbled by the bar
+  void finish(std::uint64_t steps_done);
+  double steps_per_second() const;
+
+private:
+  void clear_bar();
+  std::uint64_t total_;
+  bool quiet_, tty_;
+  bool bar_shown_ = false, header_done_ = false;
+  int last_decile_ = -1;
+  std::uint64_t last_step_ = 0;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+};
+
+}  // namespace pardyn

@@ -1,0 +1,96 @@
+// The registry of plugin factories and the plugin loader (Boost.DLL).
+//
+// The registry owns the loaded libraries. Every object it makes holds a reference to its library, so a
+// library stays loaded for as long as anything made from it exists (Boost.DLL does not do this itself).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "pardyn/plugin.hpp"
+
+namespace boost::dll {
+class shared_library;
+}
+
+namespace pardyn {
+
+struct LoadedPlugin {
+  std::string path;
+  std::string name;
+  std::string pardyn_version;
+  std::string build_id;
+  int cuda_version = 0;
+  std::string cuda_archs;
+  std::vector<std::string> factories;  // "kind name"
+};
+
+struct RefusedPlugin {
+  std::string path;
+  std::string reason;
+};
+
+class Registry {
+public:
+  Registry();
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // The folder of the built-in plugins: <folder of the running executable>/../lib/pardyn/plugins.
+  static std::string builtin_plugin_dir();
+  // The build id of the framework itself, which every plugin must match.
+  static std::string build_id();
+
+  // Loads the built-in folder, then every folder in $PARDYN_PLUGIN_PATH (':'-separated).
+  void load_default();
+  // Loads every shared library (*.so) in a folder, or one file.
+  void load_path(const std::string& path);
+  // Registers factories from code linked into the running program (tests, embedding applications).
+  void add_in_process(void (*register_fn)(Registrar&), const std::string& origin);
+
+  // Refused plugins, with the reasons. The command line stops a run if there are any.
+  const std::vector<RefusedPlugin>& refused() const { return refused_; }
+  void throw_if_refused() const;
+  const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
+
+  const FactoryInfo* find(PluginKind kind, const std::string& name) const;
+  // Every factory of a kind (all kinds if none is given), sorted by name.
+  std::vector<const FactoryInfo*> list() const;
+  std::vector<const FactoryInfo*> list(PluginKind kind) const;
+  // The names of a kind, for "did you mean" hints.
+  std::vector<std::string> names(PluginKind kind) const;
+
+  std::shared_ptr<Potential> make_potential(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+  std::shared_ptr<Scheme> make_scheme(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+  std::shared_ptr<Integrator> make_integrator(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+  std::shared_ptr<Modifier> make_modifier(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+  std::shared_ptr<Generator> make_generator(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+  std::shared_ptr<Observer> make_observer(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+
+  using AnyFactory = std::variant<Factory<Potential>, Factory<Scheme>, Factory<Integrator>,
+                                  Factory<Modifier>, Factory<Generator>, Factory<Observer>>;
+  struct Entry {
+    FactoryInfo info;
+    AnyFactory factory;
+    std::shared_ptr<boost::dll::shared_library> library;  // null for in-process factories
+  };
+
+private:
+  void load_file(const std::string& path);
+  void commit(std::vector<Entry> entries, const std::string& origin);
+  template <class T>
+  std::shared_ptr<T> make(PluginKind kind, const std::string& n, const ParamSet& p,
+                          const RunInfo& r) const;
+
+  // Declared first so they are destroyed last: the libraries outlive every factory.
+  std::vector<std::shared_ptr<boost::dll::shared_library>> libraries_;
+  std::map<std::pair<int, std::string>, Entry> entries_;
+  std::vector<LoadedPlugin> plugins_;
+  std::vector<RefusedPlugin> refused_;
+};
+
+}  // namespace pardyn

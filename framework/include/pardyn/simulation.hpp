@@ -1,0 +1,81 @@
+// The scheduler: builds every plugin object of a scenario, generates the particles and runs the step
+// loop  integrator -> modifiers -> observers, with forces from the force field.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pardyn/backend.hpp"
+#include "pardyn/config.hpp"
+#include "pardyn/progress.hpp"
+
+namespace pardyn {
+
+struct RunOptions {
+  bool quiet = false;
+  std::string output;  // overrides the scenario's output folder when not empty
+};
+
+class Simulation final : public StepContext {
+public:
+  Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);
+  ~Simulation() override;
+
+  // Runs every step (or until stop() is called, e.g. from a signal handler). Observers always see the
+  // final state and are flushed, also when an error ends the run.
+  void run();
+  void stop() { stop_requested_ = true; }
+
+  // Computes the forces (and energies) now and returns the global quantities: for tests.
+  Thermo measure();
+
+  // StepContext
+  ParticleStore& store() override { return *store_; }
+  BackendOps& ops() override { return *backend_.ops; }
+  const RunInfo& run_info() const { return run_; }
+  const RunInfo& run() const override { return run_; }
+  void compute_forces() override;
+  void apply_boundaries() override;
+  std::uint64_t step() const override { return step_; }
+  double time() const override { return time_; }
+
+  const std::string& output_dir() const { return run_.output_dir; }
+  std::uint64_t steps_done() const { return steps_done_; }
+  double steps_per_second() const { return progress_ ? progress_->steps_per_second() : 0; }
+  std::uint64_t force_evaluations() const { return force_evals_; }
+
+private:
+  struct ForceTerm {
+    std::shared_ptr<Potential> potential;
+    std::shared_ptr<Scheme> scheme;
+    std::string label;
+  };
+  void generate(const Scenario& sc, const Registry& registry);
+  Thermo thermo_now();
+  void observe(bool final_step);
+  bool wants_energy(std::uint64_t step) const;
+
+  Scenario scenario_;
+  RunInfo run_;
+  BackendHandle backend_;
+  std::unique_ptr<ParticleStore> store_;
+  std::vector<ForceTerm> forces_;
+  std::shared_ptr<Integrator> integrator_;
+  std::vector<std::shared_ptr<Modifier>> modifiers_;
+  std::vector<std::shared_ptr<Observer>> observers_;
+  std::unique_ptr<Progress> progress_;
+
+  std::uint64_t step_ = 0, steps_done_ = 0, force_evals_ = 0;
+  std::uint64_t progress_interval_ = 0;
+  double time_ = 0;
+  bool need_energy_ = true;
+  bool have_e0_ = false;
+  double e0_ = 0;
+  std::uint64_t last_finite_step_ = 0;
+  std::atomic<bool> stop_requested_{false};
+  bool quiet_ = false;
+};
+
+}  // namespace pardyn

@@ -1,0 +1,111 @@
+// All-pairs traversal on the CPU: OpenMP over blocks of target particles, cache blocking over tiles of
+// source particles, and an inner loop over the tile that the compiler vectorises (one SIMD lane per
+// source). Instantiated inside each potential's plugin for its evaluator; nothing here is virtual.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "pardyn/box.hpp"
+#include "pardyn/evaluator.hpp"
+#include "pardyn/particles.hpp"
+
+namespace pardyn::cpu {
+
+namespace detail {
+
+// Sums the interaction of target i with sources [jb, je). Diagonal: the tile contains i itself, which is
+// masked out (the only tile that needs the mask, so the others run without it).
+template <bool Energy, bool Periodic, bool Diagonal, class Eval, class Real, int Dim>
+PARDYN_INLINE void tile_sum(const Eval& ev, const ParticleView<Real, Dim>& p,
+                            const PeriodicImage<Real>& img, std::size_t i, std::size_t jb,
+                            std::size_t je, Real (&acc)[Dim], Real& epot, Real& vir) {
+  const Real xi0 = p.x[0][i], xi1 = p.x[1][i], xi2 = Dim == 3 ? p.x[2][i] : Real(0);
+  const Real mi = p.mass[i];
+  const int ti = p.type[i];
+  const Real* __restrict x0 = p.x[0];
+  const Real* __restrict x1 = p.x[1];
+  const Real* __restrict x2 = Dim == 3 ? p.x[2] : p.x[0];
+  const Real* __restrict m = p.mass;
+  const std::int32_t* __restrict t = p.type;
+  const int self = static_cast<int>(i - jb);
+  const int len = static_cast<int>(je - jb);
+  x0 += jb, x1 += jb, x2 += jb, m += jb, t += jb;
+
+  Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+  for (int j = 0; j < len; ++j) {
+    Real d0 = xi0 - x0[j], d1 = xi1 - x1[j], d2 = Dim == 3 ? xi2 - x2[j] : Real(0);
+    if constexpr (Periodic) {
+      d0 = img.wrap(d0, 0);
+      d1 = img.wrap(d1, 1);
+      if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
+    }
+    const Real r2 = d0 * d0 + d1 * d1 + d2 * d2;
+    Real fdivr, e;
+    ev.pair(r2, mi, m[j], ti, t[j], fdivr, e);
+    bool keep = true;
+    if constexpr (Diagonal) keep = j != self;
+    if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && r2 < ev.rcut2;
+    fdivr = keep ? fdivr : Real(0);
+    s0 += fdivr * d0;
+    s1 += fdivr * d1;
+    if constexpr (Dim == 3) s2 += fdivr * d2;
+    if constexpr (Energy) {
+      se += keep ? e : Real(0);
+      sw += fdivr * r2;
+    }
+  }
+  acc[0] += s0;
+  acc[1] += s1;
+  if constexpr (Dim == 3) acc[2] += s2;
+  if constexpr (Energy) {
+    epot += se;
+    vir += sw;
+  }
+}
+
+}  // namespace detail
+
+// Adds the evaluator's forces (as accelerations), and with Energy the per-particle potential energy and
+// virial, of all pairs to the store's arrays.
+template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
+void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const PeriodicImage<Real>& img) {
+  const std::size_t n = p.n;
+  // Source tile: positions, masses and types of kTile particles, ~16 KiB, stays in L1 while a block of
+  // kBlock targets sweeps it.
+  constexpr std::size_t kTile = 16384 / ((Dim + 1) * sizeof(Real) + sizeof(std::int32_t));
+  constexpr std::size_t kBlock = 64;
+  const std::size_t nblocks = (n + kBlock - 1) / kBlock;
+
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::size_t b = 0; b < nblocks; ++b) {
+    const std::size_t ib = b * kBlock, ie = std::min(n, ib + kBlock);
+    Real acc[kBlock][Dim] = {};
+    Real ep[kBlock] = {}, vr[kBlock] = {};
+    for (std::size_t jb = 0; jb < n; jb += kTile) {
+      const std::size_t je = std::min(n, jb + kTile);
+      for (std::size_t i = ib; i < ie; ++i) {
+        const std::size_t k = i - ib;
+        if (i >= jb && i < je)
+          detail::tile_sum<Energy, Periodic, true>(ev, p, img, i, jb, je, acc[k], ep[k], vr[k]);
+        else
+          detail::tile_sum<Energy, Periodic, false>(ev, p, img, i, jb, je, acc[k], ep[k], vr[k]);
+      }
+    }
+    for (std::size_t i = ib; i < ie; ++i) {
+      const std::size_t k = i - ib;
+      // Per-unit-mass laws return accelerations and energies per unit mass of i; the others forces.
+      const Real mi = p.mass[i];
+      const Real to_acc = EvaluatorTraits<Eval>::per_unit_mass ? Real(1) : Real(1) / mi;
+      const Real to_energy = EvaluatorTraits<Eval>::per_unit_mass ? mi : Real(1);
+      for (int d = 0; d < Dim; ++d) p.a[d][i] += acc[k][d] * to_acc;
+      if constexpr (Energy) {
+        p.epot[i] += Real(0.5) * ep[k] * to_energy;
+        p.virial[i] += Real(0.5) * vr[k] * to_energy;
+      }
+    }
+  }
+}
+
+}  // namespace pardyn::cpu

@@ -1,0 +1,763 @@
+#include "pardyn/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace fs = std::filesystem;
+
+namespace pardyn {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t bd = std::string::npos;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    // A prefix or suffix match counts as close ("temp" -> "temperature").
+    if (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0) d = std::min<std::size_t>(d, 1);
+    if (d < bd) bd = d, best = c;
+  }
+  if (best.empty() || bd > std::max<std::size_t>(2, word.size() / 3)) return "";
+  return best;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+std::string quoted_list(const std::vector<std::string>& v) {
+  std::vector<std::string> q;
+  for (const auto& s : v) q.push_back("\"" + s + "\"");
+  return join(q);
+}
+
+// Collects every error of a scenario so that the user sees all of them at once.
+class Diagnostics {
+public:
+  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  void error(const toml::source_region& where, const std::string& msg) {
+    std::string loc = file_;
+    if (where.begin.line > 0)
+      loc += ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+    else
+      loc += " (value given with --set)";
+    errors_.push_back(loc + ": " + msg);
+  }
+  std::string location(const toml::source_region& where) const {
+    if (where.begin.line == 0) return file_;
+    return file_ + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+  }
+  bool ok() const { return errors_.empty(); }
+  void throw_if_any() const {
+    if (errors_.empty()) return;
+    std::string msg = errors_.size() == 1 ? "invalid scenario:\n"
+                                          : std::to_string(errors_.size()) + " errors in scenario:\n";
+    for (const auto& e : errors_) msg += "  " + e + "\n";
+    msg.pop_back();
+    throw Error(msg);
+  }
+  const std::string& file() const { return file_; }
+
+private:
+  std::string file_;
+  std::vector<std::string> errors_;
+};
+
+std::vector<std::string> schema_names(const Schema& s) {
+  std::vector<std::string> n;
+  for (const auto& p : s.specs()) n.push_back(p.name);
+  return n;
+}
+
+std::string unknown_key_message(const std::string& key, const std::string& section,
+                                const std::vector<std::string>& valid) {
+  std::string msg = "unknown key '" + key + "' in " + section;
+  std::string near = nearest(key, valid);
+  if (!near.empty())
+    msg += "; did you mean '" + near + "'?";
+  else if (!valid.empty())
+    msg += "; valid keys: " + join(valid);
+  else
+    msg += "; this section takes no keys";
+  return msg;
+}
+
+std::string range_text(const ParamSpec& s) {
+  std::string r;
+  if (s.min) {
+    std::ostringstream o;
+    o << (s.min_exclusive ? "> " : ">= ") << *s.min;
+    r += o.str();
+  }
+  if (s.max) {
+    std::ostringstream o;
+    o << "<= " << *s.max;
+    r += (r.empty() ? "" : " and ") + o.str();
+  }
+  return r;
+}
+
+bool in_range(const ParamSpec& s, double v) {
+  if (s.min && (s.min_exclusive ? !(v > *s.min) : !(v >= *s.min))) return false;
+  if (s.max && !(v <= *s.max)) return false;
+  return true;
+}
+
+// Converts and checks one value against its spec. Returns false (with an error) if it does not fit.
+bool convert(const toml::node& node, const ParamSpec& spec, const std::string& section,
+             Diagnostics& diag, ParamValue& out) {
+  const std::string what = "'" + spec.name + "' in " + section;
+  auto bad_type = [&](const std::string& got) {
+    diag.error(node.source(), what + " must be " + std::string(to_string(spec.type)) +
+                                  (spec.type == ParamType::Choice ? " (one of " + quoted_list(spec.choices) + ")"
+                                                                  : "") +
+                                  ", not " + got);
+    return false;
+  };
+  auto type_name = [](const toml::node& n) -> std::string {
+    switch (n.type()) {
+      case toml::node_type::string: return "a string";
+      case toml::node_type::integer: return "an integer";
+      case toml::node_type::floating_point: return "a float";
+      case toml::node_type::boolean: return "a boolean";
+      case toml::node_type::array: return "an array";
+      case toml::node_type::table: return "a table";
+      default: return "a date/time";
+    }
+  };
+  auto number = [&](const toml::node& n, double& v) {
+    if (auto i = n.as_integer()) return v = double(i->get()), true;
+    if (auto f = n.as_floating_point()) return v = f->get(), true;
+    return false;
+  };
+  auto check_range = [&](const toml::node& n, double v) {
+    if (in_range(spec, v)) return true;
+    std::ostringstream o;
+    o << v;
+    diag.error(n.source(), what + " is " + o.str() + "; it must be " + range_text(spec) +
+                               (spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")"));
+    return false;
+  };
+  auto check_len = [&](std::size_t len) {
+    if ((spec.list_min && len < spec.list_min) || (spec.list_max && len > spec.list_max)) {
+      std::string want = spec.list_min == spec.list_max
+                             ? std::to_string(spec.list_min)
+                             : std::to_string(spec.list_min) + " to " +
+                                   (spec.list_max ? std::to_string(spec.list_max) : "any");
+      diag.error(node.source(), what + " has " + std::to_string(len) + " elements; it needs " + want);
+      return false;
+    }
+    return true;
+  };
+
+  switch (spec.type) {
+    case ParamType::Float: {
+      double v;
+      if (!number(node, v)) return bad_type(type_name(node));
+      if (!std::isfinite(v)) {
+        diag.error(node.source(), what + " must be finite");
+        return false;
+      }
+      if (!check_range(node, v)) return false;
+      out = v;
+      return true;
+    }
+    case ParamType::Int: {
+      auto i = node.as_integer();
+      if (!i) {
+        if (auto f = node.as_floating_point())
+          if (std::floor(f->get()) == f->get()) {
+            diag.error(node.source(), what + " must be an integer: write it without a decimal point");
+            return false;
+          }
+        return bad_type(type_name(node));
+      }
+      if (!check_range(node, double(i->get()))) return false;
+      out = std::int64_t(i->get());
+      return true;
+    }
+    case ParamType::Bool: {
+      auto b = node.as_boolean();
+      if (!b) return bad_type(type_name(node));
+      out = b->get();
+      return true;
+    }
+    case ParamType::String: {
+      auto s = node.as_string();
+      if (!s) return bad_type(type_name(node));
+      out = s->get();
+      return true;
+    }
+    case ParamType::Choice: {
+      auto s = node.as_string();
+      if (!s) return bad_type(type_name(node));
+      const auto& c = spec.choices;
+      if (std::find(c.begin(), c.end(), s->get()) == c.end()) {
+        std::string near = nearest(s->get(), c);
+        diag.error(node.source(), what + " is \"" + s->get() + "\"; allowed values: " + quoted_list(c) +
+                                      (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
+        return false;
+      }
+      out = s->get();
+      return true;
+    }
+    case ParamType::FloatList:
+    case ParamType::IntList:
+    case ParamType::StringList: {
+      auto arr = node.as_array();
+      if (!arr) return bad_type(type_name(node));
+      if (!check_len(arr->size())) return false;
+      std::vector<double> fl;
+      std::vector<std::int64_t> il;
+      std::vector<std::string> sl;
+      bool ok = true;
+      for (const auto& el : *arr) {
+        if (spec.type == ParamType::FloatList) {
+          double v;
+          if (!number(el, v)) {
+            diag.error(el.source(), what + " must contain numbers, not " + type_name(el));
+            ok = false;
+          } else if (!check_range(el, v)) {
+            ok = false;
+          }
+          fl.push_back(v);
+        } else if (spec.type == ParamType::IntList) {
+          auto i = el.as_integer();
+          if (!i) {
+            diag.error(el.source(), what + " must contain integers, not " + type_name(el));
+            ok = false;
+            continue;
+          }
+          if (!check_range(el, double(i->get()))) ok = false;
+          il.push_back(i->get());
+        } else {
+          auto s = el.as_string();
+          if (!s) {
+            diag.error(el.source(), what + " must contain strings, not " + type_name(el));
+            ok = false;
+            continue;
+          }
+          if (!spec.choices.empty() &&
+              std::find(spec.choices.begin(), spec.choices.end(), s->get()) == spec.choices.end()) {
+            diag.error(el.source(), what + " contains \"" + s->get() +
+                                        "\"; allowed values: " + quoted_list(spec.choices));
+            ok = false;
+          }
+          sl.push_back(s->get());
+        }
+      }
+      if (!ok) return false;
+      if (spec.type == ParamType::FloatList) out = fl;
+      else if (spec.type == ParamType::IntList) out = il;
+      else out = sl;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Validates a table against a schema. `skip` are keys handled by the caller (e.g. "type").
+ParamSet check_table(const toml::table& t, const Schema& schema, const std::string& section,
+                     const std::set<std::string>& skip, Diagnostics& diag,
+                     const toml::source_region* src = nullptr) {
+  const toml::source_region& where = src ? *src : t.source();
+  ParamSet ps;
+  ps.context = section + " (" + diag.location(where) + ")";
+  std::vector<std::string> valid = schema_names(schema);
+  for (const auto& k : skip) valid.push_back(k);
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    if (skip.count(k)) continue;
+    const ParamSpec* spec = schema.find(k);
+    if (!spec) {
+      diag.error(key.source(), unknown_key_message(k, section, valid));
+      continue;
+    }
+    ParamValue v;
+    if (convert(node, *spec, section, diag, v)) ps.set(k, std::move(v));
+  }
+  for (const auto& spec : schema.specs()) {
+    if (ps.has(spec.name) || t.contains(spec.name)) continue;
+    if (spec.default_value)
+      ps.set(spec.name, *spec.default_value);
+    else
+      diag.error(where, "missing required key '" + spec.name + "' in " + section + " (" +
+                                 spec.doc + ")");
+  }
+  return ps;
+}
+
+toml::array to_toml_array(const ParamValue& v) {
+  toml::array a;
+  if (auto l = std::get_if<std::vector<double>>(&v))
+    for (double d : *l) a.push_back(d);
+  if (auto l = std::get_if<std::vector<std::int64_t>>(&v))
+    for (auto d : *l) a.push_back(d);
+  if (auto l = std::get_if<std::vector<std::string>>(&v))
+    for (const auto& d : *l) a.push_back(d);
+  return a;
+}
+
+void put_params(toml::table& t, const ParamSet& ps) {
+  for (const auto& [k, v] : ps.values()) {
+    if (auto d = std::get_if<double>(&v)) t.insert_or_assign(k, *d);
+    else if (auto i = std::get_if<std::int64_t>(&v)) t.insert_or_assign(k, *i);
+    else if (auto b = std::get_if<bool>(&v)) t.insert_or_assign(k, *b);
+    else if (auto s = std::get_if<std::string>(&v)) t.insert_or_assign(k, *s);
+    else t.insert_or_assign(k, to_toml_array(v));
+  }
+}
+
+// --set a.b=value, a.N.b=value, a[N].b=value: the value is TOML (1e-3, "text", [1,2], true) or, if it
+// does not parse as TOML, a bare string.
+void apply_override(toml::table& root, const std::string& arg) {
+  const auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("--set " + arg + ": expected section.key=value, e.g. --set simulation.steps=100");
+  std::string path = arg.substr(0, eq), text = arg.substr(eq + 1);
+  for (auto& c : path)
+    if (c == '[' || c == ']') c = '.';
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '.');)
+    if (!p.empty()) parts.push_back(p);
+  if (parts.size() < 2)
+    throw Error("--set " + arg + ": name a section and a key, e.g. --set integrator.dt=0.001");
+
+  // The value as TOML (numbers, "strings", [arrays], booleans), or else as a bare string.
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + text);
+  } catch (const toml::parse_error&) {
+    parsed = toml::table{};
+    parsed.insert("v", text);
+  }
+
+  toml::table* t = &root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    toml::node* n = t->get(p);
+    if (!n) {
+      t->insert(p, toml::table{});
+      n = t->get(p);
+    }
+    if (auto arr = n->as_array()) {
+      std::size_t idx = 0;
+      bool indexed = i + 2 < parts.size() && std::all_of(parts[i + 1].begin(), parts[i + 1].end(), ::isdigit);
+      if (indexed) {
+        idx = std::stoul(parts[i + 1]);
+        ++i;
+      } else if (arr->size() != 1) {
+        throw Error("--set " + arg + ": [[" + p + "]] has " + std::to_string(arr->size()) +
+                    " entries; say which, e.g. --set " + p + ".0." + parts.back() + "=...");
+      }
+      if (idx >= arr->size() || !arr->get(idx)->is_table())
+        throw Error("--set " + arg + ": there is no [[" + p + "]] number " + std::to_string(idx) +
+                    " (they are numbered from 0)");
+      t = arr->get(idx)->as_table();
+    } else if (auto tt = n->as_table()) {
+      t = tt;
+    } else {
+      throw Error("--set " + arg + ": '" + p + "' is a value, not a section");
+    }
+  }
+  t->insert_or_assign(parts.back(), std::move(*parsed.get("v")));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+const Schema& simulation_schema() {
+  static const Schema s = [] {
+    Schema k;
+    k.string("name", "", "name of the run (empty: the scenario file's name)")
+        .integer("dimension", 3, "spatial dimension of the run", 2, 3)
+        .choice("precision", "double", {"float", "double"},
+                "floating-point precision of particle data and kernels (sums are always double)")
+        .choice("backend", "auto", {"auto", "cpu", "cuda"},
+                "where the particles live and the kernels run; auto = cuda if a GPU is present")
+        .integer("steps", 1000, "number of time steps", 0)
+        .integer("seed", 1, "random seed for the generators and stochastic plugins", 0)
+        .string("output", "", "output folder (empty: out/<name>, relative to the current directory)")
+        .strings("plugin_paths", std::vector<std::string>{},
+                 "extra plugin files or folders (relative to the scenario file)")
+        .integer("progress_interval", 0,
+                 "print a thermo line on the terminal every this many steps (0 = ten per run)", 0)
+        .integer("threads", 0, "CPU threads (0 = OpenMP's default: all cores)", 0);
+    return k;
+  }();
+  return s;
+}
+
+const Schema& box_schema() {
+  static const Schema s = [] {
+    Schema k;
+    k.reals("lo", std::vector<double>{-1, -1, -1}, "length", "lower corner (dimension entries)", 2, 3)
+        .reals("hi", std::vector<double>{1, 1, 1}, "length", "upper corner (dimension entries)", 2, 3)
+        .strings("boundary", std::vector<std::string>{"open"},
+                 "boundary per axis: one value for all axes or one per axis; \"open\" (no "
+                 "boundary), \"periodic\", \"wall\"",
+                 1, 3);
+    return k;
+  }();
+  return s;
+}
+
+const Schema& particles_common_schema() {
+  static const Schema s = [] {
+    Schema k;
+    k.integer("type", 0, "particle type given to every particle of this block", 0, 1 << 20)
+        .real("temperature", 0.0, "energy (k_B = 1)",
+              "add Maxwell-Boltzmann velocities at this temperature (0 = none); the thermal part has "
+              "zero net momentum and exactly this temperature",
+              0.0)
+        .reals("offset", std::vector<double>{}, "length",
+               "shift every position of this block by this vector (dimension entries)", 0, 3)
+        .reals("velocity", std::vector<double>{}, "length/time",
+               "add this bulk velocity to every particle of this block (dimension entries)", 0, 3);
+    return k;
+  }();
+  return s;
+}
+
+ParamSet parse_params(const Schema& schema, const std::string& toml_text,
+                      const std::string& context) {
+  toml::table t;
+  try {
+    t = toml::parse(toml_text, context);
+  } catch (const toml::parse_error& e) {
+    throw Error(context + ": " + std::string(e.description()));
+  }
+  Diagnostics diag(context);
+  ParamSet ps = check_table(t, schema, context, {}, diag);
+  diag.throw_if_any();
+  return ps;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       Registry& registry) {
+  Scenario sc;
+  sc.path = path;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw Error(path + ": no such file");
+  sc.dir = fs::absolute(path).parent_path().string();
+
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw Error(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                ": TOML syntax error: " + std::string(e.description()));
+  }
+  for (const auto& o : overrides) apply_override(root, o);
+
+  Diagnostics diag(path);
+  const std::vector<std::string> sections = {"simulation", "box", "particles", "potential",
+                                             "integrator", "modifier", "output"};
+  const std::set<std::string> array_sections = {"particles", "potential", "modifier", "output"};
+  for (auto&& [key, node] : root) {
+    const std::string k(key.str());
+    if (std::find(sections.begin(), sections.end(), k) == sections.end()) {
+      std::string near = nearest(k, sections);
+      diag.error(key.source(), "unknown section [" + k + "]" +
+                                   (near.empty() ? "; sections are: " + join(sections)
+                                                 : "; did you mean [" + near + "]?"));
+      continue;
+    }
+    if (array_sections.count(k) && !node.is_array_of_tables())
+      diag.error(key.source(), "'" + k + "' must be an array of tables: write [[" + k + "]]");
+    if (!array_sections.count(k) && !node.is_table())
+      diag.error(key.source(), "'" + k + "' must be a table: write [" + k + "]");
+  }
+  diag.throw_if_any();
+
+  auto table_of = [&](const char* name) -> const toml::table& {
+    static const toml::table empty;
+    const toml::table* t = root[name].as_table();
+    return t ? *t : empty;
+  };
+  auto tables_of = [&](const char* name) {
+    std::vector<const toml::table*> out;
+    if (auto arr = root[name].as_array())
+      for (const auto& el : *arr)
+        if (auto t = el.as_table()) out.push_back(t);
+    return out;
+  };
+
+  // [simulation] first: it says which extra plugins to load and the dimension everything else needs.
+  ParamSet sim = check_table(table_of("simulation"), simulation_schema(), "[simulation]", {}, diag);
+  diag.throw_if_any();
+  sc.name = !sim.string("name").empty() ? sim.string("name") : fs::path(path).stem().string();
+  sc.dim = int(sim.integer("dimension"));
+  sc.precision = sim.string("precision") == "float" ? Precision::Float : Precision::Double;
+  sc.backend = sim.string("backend");
+  sc.steps = std::uint64_t(sim.integer("steps"));
+  sc.seed = std::uint64_t(sim.integer("seed"));
+  sc.output = !sim.string("output").empty() ? sim.string("output") : "out/" + sc.name;
+  sc.progress_interval = std::uint64_t(sim.integer("progress_interval"));
+  sc.threads = int(sim.integer("threads"));
+  std::vector<std::string> plugin_paths;
+  for (const auto& p : sim.strings("plugin_paths")) {
+    fs::path pp(p);
+    plugin_paths.push_back((pp.is_absolute() ? pp : fs::path(sc.dir) / pp).lexically_normal().string());
+    registry.load_path(plugin_paths.back());
+  }
+  sim.set("plugin_paths", plugin_paths);  // absolute in the resolved file, which lives elsewhere
+  registry.throw_if_refused();
+
+  // [box]
+  {
+    const toml::table& bt = table_of("box");
+    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag);
+    auto axis_count = [&](const char* key, std::size_t n, bool allow_one) {
+      if (!b.has(key)) return;
+      std::size_t len = std::visit(
+          [](const auto& v) -> std::size_t {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<double>> ||
+                          std::is_same_v<std::decay_t<decltype(v)>, std::vector<std::string>>)
+              return v.size();
+            else
+              return 0;
+          },
+          b.values().at(key));
+      if (len != n && !(allow_one && len == 1)) {
+        const toml::node* nd = bt.get(key);
+        diag.error(nd ? nd->source() : bt.source(),
+                   std::string("'") + key + "' in [box] has " + std::to_string(len) +
+                       " entries; a " + std::to_string(sc.dim) + "D run needs " +
+                       std::to_string(n) + (allow_one ? " (or 1 for all axes)" : ""));
+      }
+    };
+    // Defaults are 3D; a 2D run takes their first two entries when the user gave none.
+    if (bt.contains("lo")) axis_count("lo", sc.dim, false);
+    if (bt.contains("hi")) axis_count("hi", sc.dim, false);
+    if (bt.contains("boundary")) axis_count("boundary", sc.dim, true);
+    if (diag.ok()) {
+      const auto& lo = b.reals("lo");
+      const auto& hi = b.reals("hi");
+      const auto& bd = b.strings("boundary");
+      for (int d = 0; d < 3; ++d) {
+        sc.box.lo[d] = d < int(lo.size()) ? lo[d] : -1;
+        sc.box.hi[d] = d < int(hi.size()) ? hi[d] : 1;
+        const std::string& name = bd.size() == 1 ? bd[0] : bd[std::min<std::size_t>(d, bd.size() - 1)];
+        if (name == "periodic") sc.box.boundary[d] = Boundary::Periodic;
+        else if (name == "wall") sc.box.boundary[d] = Boundary::Wall;
+        else if (name == "open") sc.box.boundary[d] = Boundary::Open;
+        else diag.error(bt.source(), "boundary \"" + name + "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
+        if (d < sc.dim && !(sc.box.hi[d] > sc.box.lo[d]))
+          diag.error(bt.source(), "[box] hi must be greater than lo on every axis (axis " +
+                                      std::to_string(d) + ")");
+      }
+      for (int d = 0; d < sc.dim; ++d)
+        if (sc.box.boundary[d] == Boundary::Wall)
+          diag.error(bt.source(), "boundary \"wall\" needs the walls potential, which this version "
+                                  "of pardyn does not have yet; use \"open\" or \"periodic\"");
+    }
+  }
+
+  const RunInfo probe{sc.dim, sc.precision, Backend::Cpu, sc.box, sc.seed, "", sc.dir, true};
+  // A plugin section: type = "name" plus that plugin's keys.
+  auto plugin_section = [&](const toml::table& t, PluginKind kind, const std::string& label,
+                            const std::string& default_type, const std::set<std::string>& extra,
+                            const Schema* extra_schema, const char* type_key, PluginSpec& out,
+                            const toml::source_region* src = nullptr) -> const FactoryInfo* {
+    const toml::source_region& where = src ? *src : t.source();
+    out.where = diag.location(where);
+    const toml::node* tn = t.get(type_key);
+    std::string type = default_type;
+    if (tn) {
+      if (auto s = tn->as_string()) type = s->get();
+      else {
+        diag.error(tn->source(), "'" + std::string(type_key) + "' in " + label + " must be a string naming a " + to_string(kind) + " plugin");
+        return nullptr;
+      }
+    } else if (type.empty()) {
+      std::vector<std::string> names = registry.names(kind);
+      diag.error(where, label + " needs " + type_key + " = \"...\"; available: " + quoted_list(names));
+      return nullptr;
+    }
+    const FactoryInfo* info = registry.find(kind, type);
+    if (!info) {
+      std::vector<std::string> names = registry.names(kind);
+      std::string near = nearest(type, names);
+      diag.error(tn ? tn->source() : where,
+                 "no " + std::string(to_string(kind)) + " plugin named \"" + type + "\"" +
+                     (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
+                     " (available: " + quoted_list(names) + "; `pardyn plugins` lists them)");
+      return nullptr;
+    }
+    if (!(info->dims & dim_bit(sc.dim)))
+      diag.error(tn ? tn->source() : where,
+                 std::string(to_string(kind)) + " \"" + type + "\" does not support " +
+                     std::to_string(sc.dim) + "D runs");
+    if (!(info->precisions & precision_bit(sc.precision)))
+      diag.error(tn ? tn->source() : where, std::string(to_string(kind)) + " \"" + type +
+                                                     "\" does not support precision " +
+                                                     to_string(sc.precision));
+    Schema schema = info->schema;
+    if (extra_schema) schema.merge(*extra_schema);
+    std::set<std::string> skip = extra;
+    skip.insert(type_key);
+    out.type = type;
+    out.params = check_table(t, schema, label + " (" + type + ")", skip, diag, &where);
+    out.params.base_dir = sc.dir;
+    return info;
+  };
+
+  // [[particles]]
+  int block = 0;
+  for (const toml::table* t : tables_of("particles")) {
+    ParticleBlock pb;
+    const std::string label = "[[particles]] #" + std::to_string(++block);
+    if (plugin_section(*t, PluginKind::Generator, label, "", {}, &particles_common_schema(),
+                       "generator", pb) &&
+        diag.ok()) {
+      pb.particle_type = int(pb.params.integer("type"));
+      pb.temperature = pb.params.real("temperature");
+      pb.offset = pb.params.reals("offset");
+      pb.velocity = pb.params.reals("velocity");
+      for (const char* key : {"offset", "velocity"}) {
+        const auto& v = pb.params.reals(key);
+        if (!v.empty() && int(v.size()) != sc.dim) {
+          const toml::node* nd = t->get(key);
+          diag.error(nd ? nd->source() : t->source(),
+                     std::string("'") + key + "' in " + label + " has " + std::to_string(v.size()) +
+                         " entries; a " + std::to_string(sc.dim) + "D run needs " +
+                         std::to_string(sc.dim));
+        }
+      }
+    }
+    sc.particles.push_back(std::move(pb));
+  }
+  if (sc.particles.empty())
+    diag.error(root.source(), "the scenario has no particles: add a [[particles]] section, e.g.\n"
+                              "    [[particles]]\n    generator = \"plummer\"\n    count = 1000");
+
+  // [[potential]]
+  block = 0;
+  for (const toml::table* t : tables_of("potential")) {
+    PotentialSpec ps;
+    const std::string label = "[[potential]] #" + std::to_string(++block);
+    plugin_section(*t, PluginKind::Potential, label, "", {"scheme"}, nullptr, "type", ps);
+    // scheme = "name" or scheme = { type = "name", key = value, ... }
+    const toml::node* sn = t->get("scheme");
+    toml::table scheme_table;
+    if (!sn) {
+      scheme_table.insert("type", "all_pairs");
+    } else if (auto s = sn->as_string()) {
+      scheme_table.insert("type", s->get());
+    } else if (auto st = sn->as_table()) {
+      scheme_table = *st;
+    } else {
+      diag.error(sn->source(), "'scheme' in " + label +
+                                   " must be a scheme name or a table { type = \"...\", ... }");
+    }
+    const toml::source_region scheme_src = sn ? sn->source() : t->source();
+    plugin_section(scheme_table, PluginKind::Scheme, label + " scheme", "all_pairs", {}, nullptr,
+                   "type", ps.scheme, &scheme_src);
+    sc.potentials.push_back(std::move(ps));
+  }
+
+  // [integrator]
+  plugin_section(table_of("integrator"), PluginKind::Integrator, "[integrator]", "leapfrog", {},
+                 nullptr, "type", sc.integrator);
+
+  block = 0;
+  for (const toml::table* t : tables_of("modifier")) {
+    PluginSpec m;
+    plugin_section(*t, PluginKind::Modifier, "[[modifier]] #" + std::to_string(++block), "", {},
+                   nullptr, "type", m);
+    sc.modifiers.push_back(std::move(m));
+  }
+  block = 0;
+  for (const toml::table* t : tables_of("output")) {
+    PluginSpec o;
+    plugin_section(*t, PluginKind::Observer, "[[output]] #" + std::to_string(++block), "", {},
+                   nullptr, "type", o);
+    sc.outputs.push_back(std::move(o));
+  }
+  if (!root.contains("output")) {
+    // No [[output]] at all: the user still gets frames for ParaView and a thermo log.
+    for (const char* name : {"vtk", "thermo"}) {
+      if (!registry.find(PluginKind::Observer, name)) continue;
+      PluginSpec o;
+      toml::table t;
+      t.insert("type", name);
+      plugin_section(t, PluginKind::Observer, std::string("default output ") + name, "", {},
+                     nullptr, "type", o);
+      sc.outputs.push_back(std::move(o));
+    }
+  }
+  (void)probe;
+  diag.throw_if_any();
+
+  // The resolved configuration, every default filled in.
+  toml::table out;
+  {
+    toml::table s;
+    put_params(s, sim);
+    s.insert_or_assign("name", sc.name);
+    s.insert_or_assign("output", sc.output);
+    out.insert("simulation", std::move(s));
+    toml::table b;
+    toml::array lo, hi, bd;
+    for (int d = 0; d < sc.dim; ++d) {
+      lo.push_back(sc.box.lo[d]);
+      hi.push_back(sc.box.hi[d]);
+      bd.push_back(std::string(to_string(sc.box.boundary[d])));
+    }
+    b.insert("lo", std::move(lo));
+    b.insert("hi", std::move(hi));
+    b.insert("boundary", std::move(bd));
+    out.insert("box", std::move(b));
+    auto section = [&](const PluginSpec& p, const char* type_key) {
+      toml::table t;
+      t.insert(type_key, p.type);
+      put_params(t, p.params);
+      return t;
+    };
+    toml::array parts, pots, mods, outs;
+    for (const auto& p : sc.particles) parts.push_back(section(p, "generator"));
+    for (const auto& p : sc.potentials) {
+      toml::table t = section(p, "type");
+      t.insert_or_assign("scheme", section(p.scheme, "type"));
+      pots.push_back(std::move(t));
+    }
+    for (const auto& p : sc.modifiers) mods.push_back(section(p, "type"));
+    for (const auto& p : sc.outputs) outs.push_back(section(p, "type"));
+    out.insert("particles", std::move(parts));
+    if (!pots.empty()) out.insert("potential", std::move(pots));
+    out.insert("integrator", section(sc.integrator, "type"));
+    if (!mods.empty()) out.insert("modifier", std::move(mods));
+    if (!outs.empty()) out.insert("output", std::move(outs));
+  }
+  std::ostringstream os;
+  os << "# Resolved configuration of " << fs::absolute(path).string() << "\n"
+     << "# (every key with its value; defaults filled in). Rerun with: pardyn run <this file>\n";
+  os << out << "\n";
+  sc.resolved_toml = os.str();
+  return sc;
+}
+
+}  // namespace pardyn

@@ -1,0 +1,169 @@
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "pardyn/backend.hpp"
+#include "pardyn/compensated.hpp"
+
+namespace pardyn {
+
+namespace {
+
+template <class Real, int Dim>
+void kick(const ParticleView<Real, Dim>& p, Real dt) {
+  for (int d = 0; d < Dim; ++d) {
+    Real* __restrict v = p.v[d];
+    const Real* __restrict a = p.a[d];
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = 0; i < p.n; ++i) v[i] += a[i] * dt;
+  }
+}
+
+template <class Real, int Dim>
+void drift(const ParticleView<Real, Dim>& p, Real dt) {
+  for (int d = 0; d < Dim; ++d) {
+    Real* __restrict x = p.x[d];
+    const Real* __restrict v = p.v[d];
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = 0; i < p.n; ++i) x[i] += v[i] * dt;
+  }
+}
+
+// One compensated accumulator per quantity, per thread, merged at the end: deterministic for a given
+// thread count and accurate to a few ulp of the total.
+struct Partial {
+  CompensatedSum mass, kin, pot, vir, mom[3], ang[3], mm[3];
+  double max_a2 = 0;
+  bool finite = true;
+};
+
+template <class Real, int Dim>
+Reductions reduce(const ParticleView<Real, Dim>& p) {
+  const int nt = omp_get_max_threads();
+  std::vector<Partial> parts(nt);
+#pragma omp parallel
+  {
+    Partial& s = parts[omp_get_thread_num()];
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < p.n; ++i) {
+      const double m = p.mass[i];
+      double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, a2 = 0, v2 = 0;
+      for (int d = 0; d < Dim; ++d) {
+        x[d] = p.x[d][i];
+        v[d] = p.v[d][i];
+        const double a = p.a[d][i];
+        a2 += a * a;
+        v2 += v[d] * v[d];
+      }
+      if (!std::isfinite(x[0] + x[1] + x[2] + v2 + a2)) s.finite = false;
+      s.max_a2 = std::max(s.max_a2, a2);
+      s.mass.add(m);
+      s.kin.add(0.5 * m * v2);
+      s.pot.add(p.epot[i]);
+      s.vir.add(p.virial[i]);
+      for (int d = 0; d < Dim; ++d) {
+        s.mom[d].add(m * v[d]);
+        s.mm[d].add(m * x[d]);
+      }
+      // L = sum m x × v (2D: only the z component)
+      s.ang[2].add(m * (x[0] * v[1] - x[1] * v[0]));
+      if (Dim == 3) {
+        s.ang[0].add(m * (x[1] * v[2] - x[2] * v[1]));
+        s.ang[1].add(m * (x[2] * v[0] - x[0] * v[2]));
+      }
+    }
+  }
+  Partial t;
+  for (const auto& s : parts) {
+    t.mass.add(s.mass);
+    t.kin.add(s.kin);
+    t.pot.add(s.pot);
+    t.vir.add(s.vir);
+    for (int d = 0; d < 3; ++d) {
+      t.mom[d].add(s.mom[d]);
+      t.ang[d].add(s.ang[d]);
+      t.mm[d].add(s.mm[d]);
+    }
+    t.max_a2 = std::max(t.max_a2, s.max_a2);
+    t.finite = t.finite && s.finite;
+  }
+  Reductions r;
+  r.n = p.n;
+  r.mass = t.mass.value();
+  r.kinetic = t.kin.value();
+  r.potential = t.pot.value();
+  r.virial = t.vir.value();
+  for (int d = 0; d < 3; ++d) {
+    r.momentum[d] = t.mom[d].value();
+    r.angular_momentum[d] = t.ang[d].value();
+    r.mass_moment[d] = t.mm[d].value();
+  }
+  r.max_accel = std::sqrt(t.max_a2);
+  r.finite = t.finite && std::isfinite(r.kinetic) && std::isfinite(r.potential);
+  return r;
+}
+
+class CpuOps final : public BackendOps {
+public:
+  void kick(ParticleStore& s, double dt) override {
+    visit(s, [&](auto p) { pardyn::kick(p, typename decltype(p)::real(dt)); });
+  }
+  void drift(ParticleStore& s, double dt) override {
+    visit(s, [&](auto p) { pardyn::drift(p, typename decltype(p)::real(dt)); });
+  }
+  void scale_velocities(ParticleStore& s, double f) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      for (int d = 0; d < decltype(p)::dim; ++d) {
+        Real* __restrict v = p.v[d];
+#pragma omp parallel for simd schedule(static)
+        for (std::size_t i = 0; i < p.n; ++i) v[i] *= Real(f);
+      }
+    });
+  }
+  void zero_forces(ParticleStore& s, bool energy, bool virial) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      const std::size_t b = p.n * sizeof(Real);
+      for (int d = 0; d < decltype(p)::dim; ++d) s.memory().fill_zero(p.a[d], b);
+      if (energy) s.memory().fill_zero(p.epot, b);
+      if (virial) s.memory().fill_zero(p.virial, b);
+    });
+  }
+  void wrap_periodic(ParticleStore& s, const Box& box) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      for (int d = 0; d < decltype(p)::dim; ++d) {
+        if (box.boundary[d] != Boundary::Periodic) continue;
+        const Real lo = Real(box.lo[d]), L = Real(box.length(d)), invL = Real(1.0 / box.length(d));
+        Real* __restrict x = p.x[d];
+#pragma omp parallel for simd schedule(static)
+        for (std::size_t i = 0; i < p.n; ++i) x[i] -= L * std::floor((x[i] - lo) * invL);
+      }
+    });
+  }
+  Reductions reduce(const ParticleStore& s) override {
+    return visit(s, [&](auto p) { return pardyn::reduce(p); });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BackendOps> make_cpu_ops() { return std::make_unique<CpuOps>(); }
+
+BackendHandle make_backend(const std::string& name, std::string& note) {
+  BackendHandle h;
+  const bool want_cuda = name == "cuda";
+  if (want_cuda)
+    throw Error("backend = \"cuda\" was asked for, but this pardyn was built without CUDA "
+                "(no nvcc was found at build time); use backend = \"cpu\" or rebuild with CUDA");
+  if (name == "auto") note = "backend \"auto\": no CUDA backend in this build, running on the CPU";
+  h.backend = Backend::Cpu;
+  h.memory = &host_memory();
+  h.ops = make_cpu_ops();
+  h.description = "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";
+  return h;
+}
+
+}  // namespace pardyn

@@ -1,0 +1,94 @@
+#include "pardyn/progress.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace pardyn {
+
+namespace {
+std::string hms(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = long(s + 0.5);
+  char buf[32];
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+}  // namespace
+
+Progress::Progress(std::uint64_t total, bool quiet)
+    : total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)),
+      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+
+double Progress::steps_per_second() const {
+  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return el > 0 ? double(last_step_) / el : 0.0;
+}
+
+void Progress::clear_bar() {
+  if (bar_shown_) {
+    std::fprintf(stderr, "\r\033[K");
+    bar_shown_ = false;
+  }
+}
+
+void Progress::update(std::uint64_t step) {
+  last_step_ = step;
+  if (quiet_ || total_ == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double el = std::chrono::duration<double>(now - start_).count();
+  const double rate = el > 0 ? double(step) / el : 0.0;
+  const double eta = rate > 0 ? double(total_ - step) / rate : NAN;
+  const double frac = double(step) / double(total_);
+  if (tty_) {
+    if (step != total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    last_draw_ = now;
+    const int width = 30, filled = int(frac * width);
+    std::string bar(filled, '#');
+    bar.append(width - filled, '-');
+    std::fprintf(stderr, "\r\033[K[%s] %3d%%  step %llu/%llu  %.4g steps/s  ETA %s", bar.c_str(),
+                 int(frac * 100), (unsigned long long)step, (unsigned long long)total_, rate,
+                 hms(eta).c_str());
+    std::fflush(stderr);
+    bar_shown_ = true;
+  } else {
+    const int decile = int(frac * 10);
+    if (decile == last_decile_) return;
+    last_decile_ = decile;
+    std::fprintf(stderr, "progress: %3d%%  step %llu/%llu  %.4g steps/s  ETA %s\n", decile * 10,
+                 (unsigned long long)step, (unsigned long long)total_, rate, hms(eta).c_str());
+  }
+}
+
+void Progress::thermo_line(const Thermo& t, int dim) {
+  if (quiet_) return;
+  clear_bar();
+  if (!header_done_) {
+    std::printf("%10s %12s %15s %15s %15s %11s %12s\n", "step", "time", "kinetic", "potential",
+                "total", "dE/E0", "temperature");
+    header_done_ = true;
+  }
+  (void)dim;
+  std::printf("%10llu %12.6g %15.8g %15.8g %15.8g %11.3e %12.6g\n", (unsigned long long)t.step,
+              t.time, t.r.kinetic, t.r.potential, t.total, t.relative_drift, t.temperature);
+  std::fflush(stdout);
+}
+
+void Progress::message(const std::string& line) {
+  if (quiet_) return;
+  clear_bar();
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+void Progress::finish(std::uint64_t steps_done) {
+  last_step_ = steps_done;
+  if (quiet_) return;
+  clear_bar();
+}
+
+}  // namespace pardyn

@@ -1,0 +1,294 @@
+#include "pardyn/registry.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace pardyn {
+
+const char* to_string(PluginKind k) {
+  switch (k) {
+    case PluginKind::Potential: return "potential";
+    case PluginKind::Scheme: return "scheme";
+    case PluginKind::Integrator: return "integrator";
+    case PluginKind::Modifier: return "modifier";
+    case PluginKind::Generator: return "generator";
+    case PluginKind::Observer: return "observer";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr const char* kDescriptorSymbol = "pardyn_plugin_descriptor";
+
+// Collects a plugin's factories until every check has passed.
+class Staging final : public Registrar {
+public:
+  explicit Staging(std::shared_ptr<boost::dll::shared_library> lib, std::string origin)
+      : lib_(std::move(lib)), origin_(std::move(origin)) {}
+  void add(FactoryInfo i, Factory<Potential> f) override { put(PluginKind::Potential, i, f); }
+  void add(FactoryInfo i, Factory<Scheme> f) override { put(PluginKind::Scheme, i, f); }
+  void add(FactoryInfo i, Factory<Integrator> f) override { put(PluginKind::Integrator, i, f); }
+  void add(FactoryInfo i, Factory<Modifier> f) override { put(PluginKind::Modifier, i, f); }
+  void add(FactoryInfo i, Factory<Generator> f) override { put(PluginKind::Generator, i, f); }
+  void add(FactoryInfo i, Factory<Observer> f) override { put(PluginKind::Observer, i, f); }
+  std::vector<Registry::Entry> entries;
+
+private:
+  template <class F>
+  void put(PluginKind kind, FactoryInfo& info, F& f) {
+    info.kind = kind;
+    info.library = origin_;
+    entries.push_back(Registry::Entry{std::move(info), Registry::AnyFactory(std::move(f)), lib_});
+  }
+  std::shared_ptr<boost::dll::shared_library> lib_;
+  std::string origin_;
+};
+
+bool writable_by_others(const std::string& path, std::string& why) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    why = path + " is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") +
+          " (mode " + ([&] {
+            std::ostringstream o;
+            o << std::oct << (st.st_mode & 0777);
+            return o.str();
+          })() +
+          "); anyone who can write it can run code in pardyn. Fix with: chmod go-w " + path;
+    return true;
+  }
+  return false;
+}
+
+std::string major_cuda(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+}  // namespace
+
+Registry::Registry() = default;
+
+Registry::~Registry() {
+  // Factories (std::function objects whose code lives in the libraries) go before the libraries.
+  entries_.clear();
+}
+
+std::string Registry::build_id() { return PARDYN_BUILD_ID; }
+
+std::string Registry::builtin_plugin_dir() {
+  fs::path exe = boost::dll::program_location().native();
+  fs::path dir = exe.parent_path() / ".." / PARDYN_PLUGIN_SUBDIR;
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(dir, ec);
+  return (ec ? dir : c).string();
+}
+
+void Registry::load_default() {
+  load_path(builtin_plugin_dir());
+  if (const char* env = std::getenv("PARDYN_PLUGIN_PATH")) {
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ':'))
+      if (!item.empty()) load_path(item);
+  }
+}
+
+void Registry::load_path(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    refused_.push_back({path, "no such file or folder"});
+    return;
+  }
+  if (fs::is_directory(path, ec)) {
+    std::string why;
+    if (writable_by_others(path, why)) {
+      refused_.push_back({path, "plugin folder refused: " + why});
+      return;
+    }
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file() && name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0)
+        files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) load_file(f);
+  } else {
+    load_file(path);
+  }
+}
+
+void Registry::load_file(const std::string& path) {
+  const std::string canonical = fs::weakly_canonical(path).string();
+  for (const auto& p : plugins_)
+    if (p.path == canonical) return;  // the same file reached twice (e.g. built-in dir in the path)
+  auto refuse = [&](const std::string& why) { refused_.push_back({canonical, why}); };
+
+  std::string why;
+  if (writable_by_others(canonical, why)) return refuse(why);
+  const std::string folder = fs::path(canonical).parent_path().string();
+  if (writable_by_others(folder, why)) return refuse("its folder " + why);
+
+  auto lib = std::make_shared<boost::dll::shared_library>();
+  try {
+    lib->load(canonical, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return refuse(std::string("cannot be loaded: ") + e.what());
+  }
+  if (!lib->has(kDescriptorSymbol))
+    return refuse(std::string("not a pardyn plugin: it exports no '") + kDescriptorSymbol +
+                  "' (a plugin ends with PARDYN_PLUGIN(register_fn) or PARDYN_PAIR_POTENTIAL_PLUGIN)");
+  const PluginDescriptor* d = nullptr;
+  try {
+    d = lib->get_alias<const PluginDescriptor*()>(kDescriptorSymbol)();
+  } catch (const std::exception& e) {
+    return refuse(std::string("descriptor cannot be read: ") + e.what());
+  }
+  if (!d) return refuse("its descriptor is null");
+  if (d->abi != kPluginAbi)
+    return refuse("plugin ABI version " + std::to_string(d->abi) + ", this pardyn needs " +
+                  std::to_string(kPluginAbi) + "; rebuild the plugin against this pardyn");
+  if (std::string(d->pardyn_version) != PARDYN_VERSION_STRING)
+    return refuse(std::string("built for pardyn ") + d->pardyn_version + ", this is pardyn " +
+                  PARDYN_VERSION_STRING + "; rebuild the plugin against this pardyn");
+  if (std::string(d->build_id) != build_id())
+    return refuse(std::string("built with '") + d->build_id + "', pardyn with '" + build_id() +
+                  "' (compiler or C++ ABI differ); rebuild the plugin with the same compiler");
+#if defined(PARDYN_CORE_CUDA_VERSION)
+  if (d->cuda_version != 0 && d->cuda_version / 1000 != PARDYN_CORE_CUDA_VERSION / 1000)
+    return refuse("its GPU code was built with CUDA " + major_cuda(d->cuda_version) +
+                  ", pardyn with CUDA " + major_cuda(PARDYN_CORE_CUDA_VERSION) +
+                  "; rebuild the plugin with the same CUDA toolkit");
+#else
+  if (d->cuda_version != 0)
+    return refuse("it contains GPU code (CUDA " + major_cuda(d->cuda_version) +
+                  ") but this pardyn was built without CUDA; rebuild one of them");
+#endif
+  Staging staging(lib, canonical);
+  try {
+    d->register_factories(staging);
+  } catch (const std::exception& e) {
+    return refuse(std::string("its register function failed: ") + e.what());
+  }
+  LoadedPlugin info{canonical, d->name, d->pardyn_version, d->build_id, d->cuda_version,
+                    d->cuda_archs, {}};
+  for (const auto& e : staging.entries)
+    info.factories.push_back(std::string(to_string(e.info.kind)) + " " + e.info.name);
+  try {
+    commit(std::move(staging.entries), canonical);
+  } catch (const Error& e) {
+    return refuse(e.what());
+  }
+  libraries_.push_back(lib);
+  plugins_.push_back(std::move(info));
+}
+
+void Registry::add_in_process(void (*register_fn)(Registrar&), const std::string& origin) {
+  Staging staging(nullptr, origin);
+  register_fn(staging);
+  commit(std::move(staging.entries), origin);
+  LoadedPlugin info{origin, origin, PARDYN_VERSION_STRING, build_id(), 0, "", {}};
+  plugins_.push_back(std::move(info));
+}
+
+void Registry::commit(std::vector<Entry> entries, const std::string& origin) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    const auto key = std::make_pair(int(e.info.kind), e.info.name);
+    if (e.info.name.empty()) throw Error("registers a " + std::string(to_string(e.info.kind)) + " without a name");
+    auto it = entries_.find(key);
+    if (it != entries_.end())
+      throw Error(std::string("duplicate ") + to_string(e.info.kind) + " '" + e.info.name +
+                  "': already provided by " + it->second.info.library +
+                  "; remove one of the two or rename it");
+    for (std::size_t j = 0; j < i; ++j)
+      if (entries[j].info.kind == e.info.kind && entries[j].info.name == e.info.name)
+        throw Error(std::string("registers ") + to_string(e.info.kind) + " '" + e.info.name +
+                    "' twice");
+  }
+  (void)origin;
+  for (auto& e : entries) {
+    const auto key = std::make_pair(int(e.info.kind), e.info.name);
+    entries_.emplace(key, std::move(e));
+  }
+}
+
+void Registry::throw_if_refused() const {
+  if (refused_.empty()) return;
+  std::string msg = "plugin loading refused " + std::to_string(refused_.size()) + " file(s):";
+  for (const auto& r : refused_) msg += "\n  " + r.path + ": " + r.reason;
+  throw Error(msg);
+}
+
+const FactoryInfo* Registry::find(PluginKind kind, const std::string& name) const {
+  auto it = entries_.find(std::make_pair(int(kind), name));
+  return it == entries_.end() ? nullptr : &it->second.info;
+}
+
+std::vector<const FactoryInfo*> Registry::list() const {
+  std::vector<const FactoryInfo*> out;
+  for (const auto& [k, e] : entries_) out.push_back(&e.info);
+  return out;
+}
+
+std::vector<const FactoryInfo*> Registry::list(PluginKind kind) const {
+  std::vector<const FactoryInfo*> out;
+  for (const auto& [k, e] : entries_)
+    if (e.info.kind == kind) out.push_back(&e.info);
+  return out;
+}
+
+std::vector<std::string> Registry::names(PluginKind kind) const {
+  std::vector<std::string> out;
+  for (const auto* i : list(kind)) out.push_back(i->name);
+  return out;
+}
+
+template <class T>
+std::shared_ptr<T> Registry::make(PluginKind kind, const std::string& n, const ParamSet& p,
+                                  const RunInfo& r) const {
+  auto it = entries_.find(std::make_pair(int(kind), n));
+  if (it == entries_.end())
+    throw Error(std::string("no ") + to_string(kind) + " plugin named '" + n + "'");
+  const Entry& e = it->second;
+  const auto* f = std::get_if<Factory<T>>(&e.factory);
+  if (!f) throw Error("internal: factory type mismatch for '" + n + "'");
+  const FactoryInfo& info = e.info;
+  if (!(info.dims & dim_bit(r.dim)))
+    throw Error(std::string(to_string(kind)) + " '" + n + "' does not support " +
+                std::to_string(r.dim) + "D runs");
+  if (!(info.precisions & precision_bit(r.precision)))
+    throw Error(std::string(to_string(kind)) + " '" + n + "' does not support precision " +
+                to_string(r.precision));
+  if (!(info.backends & backend_bit(r.backend)))
+    throw Error(std::string(to_string(kind)) + " '" + n + "' has no " + to_string(r.backend) +
+                " implementation; choose backend = \"" +
+                (r.backend == Backend::Cpu ? "cuda" : "cpu") + "\"");
+  std::unique_ptr<T> obj = (*f)(p, r);
+  if (!obj) throw Error(std::string(to_string(kind)) + " '" + n + "': factory returned nothing");
+  // The deleter (framework code) keeps the library loaded until the object is gone.
+  auto lib = e.library;
+  return std::shared_ptr<T>(obj.release(), [lib](T* ptr) { delete ptr; });
+}
+
+#define PARDYN_MAKE(T, kind, fn)                                                              \
+  std::shared_ptr<T> Registry::fn(const std::string& n, const ParamSet& p, const RunInfo& r) \
+      const {                                                                                 \
+    return make<T>(kind, n, p, r);                                                            \
+  }
+PARDYN_MAKE(Potential, PluginKind::Potential, make_potential)
+PARDYN_MAKE(Scheme, PluginKind::Scheme, make_scheme)
+PARDYN_MAKE(Integrator, PluginKind::Integrator, make_integrator)
+PARDYN_MAKE(Modifier, PluginKind::Modifier, make_modifier)
+PARDYN_MAKE(Generator, PluginKind::Generator, make_generator)
+PARDYN_MAKE(Observer, PluginKind::Observer, make_observer)
+#undef PARDYN_MAKE
+
+}  // namespace pardyn

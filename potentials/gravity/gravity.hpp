@@ -1,0 +1,54 @@
+// gravity: Newtonian gravity with Plummer softening, in 2D and 3D.
+//
+//   U_ij = -G m_i m_j / sqrt(r^2 + eps^2)
+//   F_i  = -G m_i m_j (x_i - x_j) / (r^2 + eps^2)^(3/2)
+//
+// Parameters: G (gravitational constant, length^3 mass^-1 time^-2; 1 in code units) and eps (softening
+// length). In 2D the same 1/r^2 law acts within the plane (for the 2D logarithmic law, use `log`).
+#pragma once
+
+#include "pardyn/evaluator.hpp"
+#include "pardyn/math.hpp"
+#include "pardyn/plugin.hpp"
+
+namespace pardyn::potentials {
+
+struct Gravity {
+  struct Params {
+    double G = 1.0;
+    double eps = 0.0;
+    static Params from(const ParamSet& p) { return {p.real("G"), p.real("eps")}; }
+  };
+
+  template <typename Real>
+  struct Evaluator {
+    static constexpr bool per_unit_mass = true;
+    Real G, eps2;
+
+    explicit Evaluator(const Params& p) : G(Real(p.G)), eps2(Real(p.eps * p.eps)) {}
+
+    PARDYN_HD PARDYN_INLINE void pair(Real r2, Real /*mi*/, Real mj, int, int, Real& fdivr,
+                                      Real& e) const {
+      const Real inv = rsqrt(r2 + eps2);
+      const Real gm_inv = G * mj * inv;  // G m_j / r_soft
+      e = -gm_inv;
+      fdivr = -gm_inv * inv * inv;
+    }
+  };
+
+  static FactoryInfo info() {
+    FactoryInfo f;
+    f.name = "gravity";
+    f.summary = "Newtonian gravity with Plummer softening (2D and 3D)";
+    f.doc =
+        "U_ij = -G m_i m_j / sqrt(r^2 + eps^2);  F_i = -G m_i m_j (x_i - x_j) / (r^2 + eps^2)^(3/2).\n"
+        "Long range (no cut-off): use it with scheme \"all_pairs\". eps = 0 is exact Newton: two\n"
+        "particles at the same position then give an infinite force.";
+    f.dims = kDimAll;
+    f.schema.real("G", 1.0, "length^3 mass^-1 time^-2", "gravitational constant", 0.0)
+        .real("eps", 0.0, "length", "Plummer softening length", 0.0);
+    return f;
+  }
+};
+
+}  // namespace pardyn::potentials

@@ -1,0 +1,36 @@
+#include "support.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "pardyn/config.hpp"
+
+namespace pardyn::test {
+
+Registry& registry() {
+  static Registry* reg = [] {
+    auto* r = new Registry;  // never destroyed: objects made in tests may outlive static teardown
+    r->load_path(Registry::builtin_plugin_dir());
+    r->throw_if_refused();
+    return r;
+  }();
+  return *reg;
+}
+
+std::string scratch_dir(const std::string& name) {
+  const char* base = std::getenv("PARDYN_TEST_TMP");
+  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/pardyn-test") / name;
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p.string();
+}
+
+ParamSet params_for(PluginKind kind, const std::string& name, const std::string& overrides) {
+  const FactoryInfo* info = registry().find(kind, name);
+  if (!info) throw Error(std::string("test: no ") + to_string(kind) + " named " + name);
+  Schema schema = info->schema;
+  if (kind == PluginKind::Generator) schema.merge(particles_common_schema());
+  return parse_params(schema, overrides, name);
+}
+
+}  // namespace pardyn::test
