@@ -297,7 +297,13 @@ ParamSet check_table(const toml::table& t, const Schema& schema, const std::stri
     if (convert(node, *spec, section, diag, v)) ps.set(k, std::move(v));
   }
   for (const auto& spec : schema.specs()) {
-    if (ps.has(spec.name) || t.contains(spec.name)) continue;
+    if (ps.has(spec.name)) continue;
+    // An invalid value was reported above; its default stands in so that checking can go on and
+    // every error of the file is reported in one go.
+    if (t.contains(spec.name)) {
+      if (spec.default_value) ps.set(spec.name, *spec.default_value);
+      continue;
+    }
     if (spec.default_value)
       ps.set(spec.name, *spec.default_value);
     else
@@ -507,7 +513,6 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   // [simulation] first: it says which extra plugins to load and the dimension everything else needs.
   ParamSet sim = check_table(table_of("simulation"), simulation_schema(), "[simulation]", {}, diag);
-  diag.throw_if_any();
   sc.name = !sim.string("name").empty() ? sim.string("name") : fs::path(path).stem().string();
   sc.dim = int(sim.integer("dimension"));
   sc.precision = sim.string("precision") == "float" ? Precision::Float : Precision::Double;
@@ -528,8 +533,16 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   // [box]
   {
-    const toml::table& bt = table_of("box");
-    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag);
+    // boundary = "periodic" is short for the same value on every axis.
+    toml::table bt = table_of("box");
+    if (const toml::node* bn = bt.get("boundary"); bn && bn->is_string()) {
+      toml::array one;
+      one.push_back(bn->as_string()->get());
+      const toml::source_region src = bn->source();
+      bt.insert_or_assign("boundary", std::move(one));
+      (void)src;
+    }
+    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag, &table_of("box").source());
     auto axis_count = [&](const char* key, std::size_t n, bool allow_one) {
       if (!b.has(key)) return;
       std::size_t len = std::visit(

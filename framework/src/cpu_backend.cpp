@@ -10,12 +10,15 @@ namespace pardyn {
 
 namespace {
 
+// Below this many particles a loop runs on one thread: waking the team costs more than the work.
+constexpr std::size_t kParallelMin = 16384;
+
 template <class Real, int Dim>
 void kick(const ParticleView<Real, Dim>& p, Real dt) {
   for (int d = 0; d < Dim; ++d) {
     Real* __restrict v = p.v[d];
     const Real* __restrict a = p.a[d];
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
     for (std::size_t i = 0; i < p.n; ++i) v[i] += a[i] * dt;
   }
 }
@@ -25,7 +28,7 @@ void drift(const ParticleView<Real, Dim>& p, Real dt) {
   for (int d = 0; d < Dim; ++d) {
     Real* __restrict x = p.x[d];
     const Real* __restrict v = p.v[d];
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
     for (std::size_t i = 0; i < p.n; ++i) x[i] += v[i] * dt;
   }
 }
@@ -42,7 +45,7 @@ template <class Real, int Dim>
 Reductions reduce(const ParticleView<Real, Dim>& p) {
   const int nt = omp_get_max_threads();
   std::vector<Partial> parts(nt);
-#pragma omp parallel
+#pragma omp parallel if (p.n > kParallelMin)
   {
     Partial& s = parts[omp_get_thread_num()];
 #pragma omp for schedule(static)
@@ -117,7 +120,7 @@ public:
       using Real = typename decltype(p)::real;
       for (int d = 0; d < decltype(p)::dim; ++d) {
         Real* __restrict v = p.v[d];
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
         for (std::size_t i = 0; i < p.n; ++i) v[i] *= Real(f);
       }
     });
@@ -138,7 +141,7 @@ public:
         if (box.boundary[d] != Boundary::Periodic) continue;
         const Real lo = Real(box.lo[d]), L = Real(box.length(d)), invL = Real(1.0 / box.length(d));
         Real* __restrict x = p.x[d];
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
         for (std::size_t i = 0; i < p.n; ++i) x[i] -= L * std::floor((x[i] - lo) * invL);
       }
     });

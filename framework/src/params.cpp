@@ -4,6 +4,8 @@
 
 namespace pardyn {
 
+Error::~Error() = default;
+
 const char* to_string(ParamType t) {
   switch (t) {
     case ParamType::Float: return "float";

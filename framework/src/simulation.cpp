@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -65,6 +66,28 @@ void check_generated(const HostParticles& hp, const ParticleBlock& pb, int dim) 
 
 }  // namespace
 
+void check_objects(const Scenario& sc, const Registry& registry) {
+  RunInfo run;
+  run.dim = sc.dim;
+  run.precision = sc.precision;
+  run.backend = Backend::Cpu;
+  run.box = sc.box;
+  run.seed = sc.seed;
+  run.scenario_dir = sc.dir;
+  run.quiet = true;
+  for (const auto& pb : sc.particles) registry.make_generator(pb.type, pb.params, run);
+  for (const auto& p : sc.potentials) {
+    auto pot = registry.make_potential(p.type, p.params, run);
+    auto scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run);
+    if (!pot->supports(scheme->neighbourhood().kind))
+      throw Error("potential \"" + p.type + "\" (" + p.where + ") cannot be used with scheme \"" +
+                  p.scheme.type + "\"");
+  }
+  registry.make_integrator(sc.integrator.type, sc.integrator.params, run);
+  for (const auto& m : sc.modifiers) registry.make_modifier(m.type, m.params, run);
+  // Observers are not built: their constructors may touch the output folder.
+}
+
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
     : scenario_(sc), quiet_(opt.quiet) {
   std::string note;
@@ -112,10 +135,11 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
       if (e.path().extension() == ".vtp") fs::remove(e.path(), ec);
   write_file_atomic((fs::path(run_.output_dir) / "config.toml").string(), sc.resolved_toml);
 
+  char dt[32];
+  std::snprintf(dt, sizeof dt, "%g", integrator_->dt());
   progress_->message("pardyn: " + std::to_string(store_->size()) + " particles, " +
                      std::to_string(sc.dim) + "D, " + to_string(sc.precision) + ", backend " +
-                     backend_.description + ", " + std::to_string(sc.steps) + " steps of dt = " +
-                     std::to_string(integrator_->dt()));
+                     backend_.description + ", " + std::to_string(sc.steps) + " steps of dt = " + dt);
   progress_->message("output: " + run_.output_dir);
 }
 

@@ -34,9 +34,12 @@ inline unsigned backend_bit(Backend b) { return b == Backend::Cpu ? kCpu : kCuda
 
 // Every error a user can cause is reported through this type (or a subclass); the message is meant to
 // be read by a person: it names the file, the item and what to do.
+// Its destructor is defined in libpardyn, so the vtable and type info live there: an Error thrown by
+// a plugin stays valid after that plugin's library is unloaded.
 class Error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+  ~Error() override;
 };
 
 }  // namespace pardyn

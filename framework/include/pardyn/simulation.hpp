@@ -18,6 +18,10 @@ struct RunOptions {
   std::string output;  // overrides the scenario's output folder when not empty
 };
 
+// Builds every plugin object of the scenario (as a run would, on the CPU backend) without generating
+// particles or writing anything: what `pardyn validate` does after the schema checks.
+void check_objects(const Scenario& sc, const Registry& registry);
+
 class Simulation final : public StepContext {
 public:
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);

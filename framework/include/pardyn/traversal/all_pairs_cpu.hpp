@@ -78,7 +78,7 @@ void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const PeriodicI
   constexpr std::size_t kBlock = 64;
   const std::size_t nblocks = (n + kBlock - 1) / kBlock;
 
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (nblocks > 1)
   for (std::size_t b = 0; b < nblocks; ++b) {
     const std::size_t ib = b * kBlock, ie = std::min(n, ib + kBlock);
     Real acc[kBlock][Dim] = {};

@@ -1,0 +1,21 @@
+# Sourced by the command-line tests: $1 = pardyn executable, $2 = source tree, $3 = scratch folder.
+set -euo pipefail
+PARDYN=$1
+SRC=$2
+WORK=$3
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect_error CODE PATTERN -- command...: the command must exit with CODE and print PATTERN.
+expect_error() {
+  local code=$1 pattern=$2
+  shift 3
+  set +e
+  out=$("$@" 2>&1)
+  rc=$?
+  set -e
+  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code; output: $out"
+  grep -qF -- "$pattern" <<<"$out" || fail "'$*' did not say: $pattern; output: $out"
+  echo "ok: $* -> $pattern"
+}

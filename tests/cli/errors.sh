@@ -1,0 +1,52 @@
+# The command line on bad input: clear messages and non-zero exit codes.
+. "$(dirname "$0")/common.sh"
+
+cat > bad.toml <<'TOML'
+[simulation]
+steps = 10
+dimenson = 3
+
+[[particles]]
+generator = "plumer"
+count = 10
+
+[[potential]]
+type = "gravity"
+eps = -0.1
+TOML
+expect_error 1 "bad.toml:3:1: unknown key 'dimenson' in [simulation]; did you mean 'dimension'?" -- "$PARDYN" validate bad.toml
+expect_error 1 "bad.toml:6:13: no generator plugin named \"plumer\"; did you mean \"plummer\"?" -- "$PARDYN" validate bad.toml
+expect_error 1 "bad.toml:11:7: 'eps' in [[potential]] #1 (gravity) is -0.1; it must be >= 0 (length)" -- "$PARDYN" validate bad.toml
+expect_error 1 "3 errors in scenario" -- "$PARDYN" run bad.toml
+expect_error 1 "no such file" -- "$PARDYN" run missing.toml
+expect_error 2 "did you mean 'gravity'" -- "$PARDYN" plugins show gravty
+expect_error 1 "--set nosection: expected section.key=value" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set nosection
+
+# an error raised inside a plugin (not by the schema) is reported, also by validate, with exit code 1
+cat > fcc2d.toml <<'TOML'
+[simulation]
+dimension = 2
+[box]
+lo = [0, 0]
+hi = [4, 4]
+[[particles]]
+generator = "lattice"
+kind = "fcc"
+spacing = 1.0
+TOML
+expect_error 1 "kind = \"fcc\" is a 3D lattice but the run is 2D" -- "$PARDYN" validate fcc2d.toml
+expect_error 1 "kind = \"fcc\" is a 3D lattice but the run is 2D" -- "$PARDYN" run fcc2d.toml
+
+# a plugin folder writable by others is refused, naming it
+mkdir -p unsafe && cp "$SRC/examples/plummer/plummer.toml" unsafe.toml && chmod 777 unsafe
+sed 's/^\[simulation\]$/[simulation]\nplugin_paths = ["unsafe"]/' unsafe.toml > with_path.toml
+expect_error 1 "plugin folder refused: $WORK/unsafe is writable by others" -- "$PARDYN" validate with_path.toml
+PARDYN_PLUGIN_PATH="$WORK/unsafe" expect_error 1 "writable by others" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml"
+
+# the listing works and shows every kind
+"$PARDYN" plugins > list.txt
+for w in gravity all_pairs leapfrog euler plummer lattice uniform galaxy file vtk thermo; do
+  grep -q "^  $w " list.txt || fail "pardyn plugins does not list $w"
+done
+"$PARDYN" plugins show plummer | grep -q "scale_radius" || fail "plugins show plummer has no schema"
+echo "errors: all passed"

@@ -1,0 +1,18 @@
+# Ctrl-C stops a run cleanly: the output is complete up to the step where it stopped.
+. "$(dirname "$0")/common.sh"
+
+"$PARDYN" run "$SRC/examples/plummer/plummer.toml" -o out --set simulation.steps=1000000 \
+  --set particles.0.count=512 --set simulation.backend=cpu --set output.0.interval=5 \
+  > log.txt 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+  [ -s out/thermo.csv ] && [ "$(wc -l < out/thermo.csv)" -gt 3 ] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid" || fail "pardyn exited non-zero after SIGINT: $(cat log.txt)"
+grep -q "stopped at step" log.txt || fail "no stop message: $(cat log.txt)"
+last=$(tail -n 1 out/thermo.csv | cut -d, -f1)
+grep -q "timestep=" out/run.pvd || fail "run.pvd has no frames"
+tail -n 1 out/run.pvd | grep -q "</VTKFile>" || fail "run.pvd is not closed"
+echo "interrupt: stopped at step $last, output complete"

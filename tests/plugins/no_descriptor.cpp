@@ -1,0 +1,2 @@
+// A shared library that is not a pardyn plugin: it exports no descriptor.
+extern "C" __attribute__((visibility("default"))) int not_a_plugin() { return 42; }

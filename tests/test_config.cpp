@@ -1,0 +1,173 @@
+// Scenario validation: every problem is reported with file:line:column and a hint, before anything runs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "pardyn/config.hpp"
+#include "support.hpp"
+
+using namespace pardyn;
+
+namespace {
+
+std::string write_scenario(const std::string& name, const std::string& text) {
+  const std::string path = test::scratch_dir("config-" + name) + "/scenario.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kValid = R"(
+[simulation]
+dimension = 3
+steps = 20
+precision = "float"
+
+[[particles]]
+generator = "plummer"
+count = 64
+
+[[potential]]
+type = "gravity"
+eps = 0.05
+
+[integrator]
+type = "leapfrog"
+dt = 0.01
+)";
+
+// Loads a scenario that must fail; returns the message.
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  const std::string path = write_scenario("bad", text);
+  try {
+    load_scenario(path, sets, test::registry());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "scenario was accepted:\n" << text;
+  return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto p = s.find(from);
+  EXPECT_NE(p, std::string::npos) << from;
+  return s.replace(p, from.size(), to);
+}
+
+}  // namespace
+
+TEST(Config, ValidScenarioResolvesDefaults) {
+  const std::string path = write_scenario("valid", kValid);
+  Scenario sc = load_scenario(path, {}, test::registry());
+  EXPECT_EQ(sc.dim, 3);
+  EXPECT_EQ(sc.precision, Precision::Float);
+  EXPECT_EQ(sc.steps, 20u);
+  EXPECT_EQ(sc.name, "scenario");
+  EXPECT_EQ(sc.output, "out/scenario");
+  ASSERT_EQ(sc.potentials.size(), 1u);
+  EXPECT_EQ(sc.potentials[0].scheme.type, "all_pairs");  // default scheme
+  EXPECT_DOUBLE_EQ(sc.potentials[0].params.real("G"), 1.0);  // default filled in
+  EXPECT_DOUBLE_EQ(sc.integrator.params.real("dt"), 0.01);
+  // no [[output]]: frames and thermo by default
+  ASSERT_EQ(sc.outputs.size(), 2u);
+  EXPECT_EQ(sc.outputs[0].type, "vtk");
+  EXPECT_EQ(sc.outputs[1].type, "thermo");
+  // the resolved file is complete and itself a valid scenario
+  EXPECT_NE(sc.resolved_toml.find("G = 1"), std::string::npos) << sc.resolved_toml;
+  const std::string again = write_scenario("resolved", sc.resolved_toml);
+  Scenario sc2 = load_scenario(again, {}, test::registry());
+  EXPECT_EQ(sc2.resolved_toml.substr(sc2.resolved_toml.find('\n', 80)),
+            sc.resolved_toml.substr(sc.resolved_toml.find('\n', 80)));
+}
+
+TEST(Config, UnknownKeyGivesLineColumnAndNearestKey) {
+  const std::string msg = error_of(replace(kValid, "steps = 20", "stpes = 20"));
+  EXPECT_NE(msg.find("scenario.toml:4:1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown key 'stpes' in [simulation]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'steps'"), std::string::npos) << msg;
+}
+
+TEST(Config, PluginKeysAreCheckedAgainstThePluginSchema) {
+  const std::string msg = error_of(replace(kValid, "eps = 0.05", "epsilon = 0.05"));
+  EXPECT_NE(msg.find("scenario.toml:13:1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[[potential]] #1 (gravity)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'eps'"), std::string::npos) << msg;
+}
+
+TEST(Config, WrongTypeRangeAndChoice) {
+  EXPECT_NE(error_of(replace(kValid, "steps = 20", "steps = \"twenty\"")).find("must be integer, not a string"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(kValid, "steps = 20", "steps = 20.0")).find("without a decimal point"),
+            std::string::npos);
+  const std::string range = error_of(replace(kValid, "eps = 0.05", "eps = -1"));
+  EXPECT_NE(range.find("'eps' in [[potential]] #1 (gravity) is -1; it must be >= 0 (length)"),
+            std::string::npos) << range;
+  const std::string choice = error_of(replace(kValid, "\"float\"", "\"single\""));
+  EXPECT_NE(choice.find("allowed values: \"float\", \"double\""), std::string::npos) << choice;
+  EXPECT_NE(choice.find(":5:13"), std::string::npos) << choice;
+}
+
+TEST(Config, UnknownPluginAndSectionNamesGetHints) {
+  const std::string pot = error_of(replace(kValid, "\"gravity\"", "\"gravty\""));
+  EXPECT_NE(pot.find("no potential plugin named \"gravty\"; did you mean \"gravity\"?"),
+            std::string::npos) << pot;
+  const std::string sec = error_of(replace(kValid, "[simulation]", "[simulaton]"));
+  EXPECT_NE(sec.find("unknown section [simulaton]; did you mean [simulation]?"), std::string::npos)
+      << sec;
+  const std::string arr = error_of(replace(kValid, "[integrator]", "[[integrator]]"));
+  EXPECT_NE(arr.find("'integrator' must be a table"), std::string::npos) << arr;
+}
+
+TEST(Config, AllErrorsAreReportedAtOnce) {
+  std::string text = replace(kValid, "steps = 20", "stpes = 20");
+  text = replace(text, "eps = 0.05", "eps = -3");
+  text = replace(text, "dt = 0.01", "dt = 0");
+  const std::string msg = error_of(text);
+  EXPECT_NE(msg.find("3 errors in scenario"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'dt' in [integrator] (leapfrog) is 0; it must be > 0"), std::string::npos) << msg;
+}
+
+TEST(Config, SyntaxErrorsAndMissingRequiredKeys) {
+  const std::string syn = error_of(replace(kValid, "count = 64", "count = = 64"));
+  EXPECT_NE(syn.find("scenario.toml:9:9"), std::string::npos) << syn;
+  EXPECT_NE(syn.find("TOML syntax error"), std::string::npos) << syn;
+  const std::string req = error_of(replace(kValid, "generator = \"plummer\"\ncount = 64",
+                                           "generator = \"file\""));
+  EXPECT_NE(req.find("missing required key 'path' in [[particles]] #1 (file)"), std::string::npos)
+      << req;
+  const std::string none = error_of(replace(kValid, "[[particles]]\ngenerator = \"plummer\"\ncount = 64", ""));
+  EXPECT_NE(none.find("has no particles"), std::string::npos) << none;
+}
+
+TEST(Config, DimensionMismatchesAreCaught) {
+  // plummer is 3D only; a 2D run with a 3-entry offset and box is wrong twice
+  std::string text = replace(kValid, "dimension = 3", "dimension = 2");
+  const std::string msg = error_of(text);
+  EXPECT_NE(msg.find("generator \"plummer\" does not support 2D runs"), std::string::npos) << msg;
+  text = replace(kValid, "count = 64", "count = 64\noffset = [1, 2]");
+  EXPECT_NE(error_of(text).find("'offset' in [[particles]] #1 has 2 entries; a 3D run needs 3"),
+            std::string::npos);
+}
+
+TEST(Config, SetOverridesKeys) {
+  const std::string path = write_scenario("set", kValid);
+  Scenario sc = load_scenario(
+      path, {"simulation.steps=5", "potential.eps=0.2", "particles.0.count=10", "integrator.type=euler",
+             "simulation.name=renamed"},
+      test::registry());
+  EXPECT_EQ(sc.steps, 5u);
+  EXPECT_DOUBLE_EQ(sc.potentials[0].params.real("eps"), 0.2);
+  EXPECT_EQ(sc.particles[0].params.integer("count"), 10);
+  EXPECT_EQ(sc.integrator.type, "euler");
+  EXPECT_EQ(sc.name, "renamed");
+  const std::string bad = error_of(kValid, {"potential.epss=0.2"});
+  EXPECT_NE(bad.find("value given with --set"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("did you mean 'eps'"), std::string::npos) << bad;
+  const std::string idx = error_of(kValid, {"particles.3.count=1"});
+  EXPECT_NE(idx.find("there is no [[particles]] number 3"), std::string::npos) << idx;
+}
+
+TEST(Config, EditDistanceHints) {
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(nearest("temp", {"type", "temperature", "offset"}), "temperature");
+  EXPECT_EQ(nearest("zzzzzz", {"type", "offset"}), "");
+}

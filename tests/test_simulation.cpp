@@ -1,0 +1,212 @@
+// Whole runs on the CPU backend: orbits, conservation laws, integrator behaviour, outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "pardyn/simulation.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using namespace pardyn;
+
+namespace {
+
+struct RunResult {
+  std::unique_ptr<Simulation> sim;
+  Thermo start, end;
+  HostParticles final_state;
+};
+
+RunResult run_scenario(const std::string& name, const std::string& toml,
+                 const std::vector<std::string>& sets = {}) {
+  const std::string dir = test::scratch_dir("sim-" + name);
+  const std::string path = dir + "/scenario.toml";
+  std::ofstream(path) << toml;
+  Scenario sc = load_scenario(path, sets, test::registry());
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  RunResult r;
+  r.sim = std::make_unique<Simulation>(sc, test::registry(), opt);
+  r.start = r.sim->measure();
+  r.sim->run();
+  r.end = r.sim->measure();
+  r.sim->store().download(r.final_state);
+  return r;
+}
+
+std::string fmt17(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// Two equal masses on a circular orbit: separation 1, G M = 1, period 2 pi.
+std::string two_body(const std::string& integrator, int steps_per_period, int periods, int dim) {
+  const std::string dir = test::scratch_dir("two-body-csv-" + integrator + std::to_string(dim));
+  const std::string csv = dir + "/two_body.csv";
+  std::ofstream f(csv);
+  if (dim == 3)
+    f << "x,y,z,vx,vy,vz,mass\n-0.5,0,0,0,-0.5,0,0.5\n0.5,0,0,0,0.5,0,0.5\n";
+  else
+    f << "x,y,vx,vy,mass\n-0.5,0,0,-0.5,0.5\n0.5,0,0,0.5,0.5\n";
+  const double dt = 2 * M_PI / steps_per_period;
+  return "[simulation]\ndimension = " + std::to_string(dim) + "\nsteps = " +
+         std::to_string(steps_per_period * periods) +
+         "\n[[particles]]\ngenerator = \"file\"\npath = \"" + csv +
+         "\"\n[[potential]]\ntype = \"gravity\"\n[integrator]\ntype = \"" + integrator +
+         "\"\ndt = " + fmt17(dt) + "\n[[output]]\ntype = \"thermo\"\ninterval = 100\n";
+}
+
+}  // namespace
+
+TEST(Simulation, TwoBodyCircularOrbitClosesAfterOnePeriod) {
+  for (int dim : {2, 3}) {
+    RunResult r = run_scenario("two-body", two_body("leapfrog", 4000, 1, dim));
+    // back at the start: x = -0.5, 0.5 on the x axis
+    EXPECT_NEAR(r.final_state.x[0][0], -0.5, 1e-5) << dim << "D";
+    EXPECT_NEAR(r.final_state.x[1][0], 0.0, 1e-5) << dim << "D";
+    EXPECT_NEAR(r.final_state.x[0][1], 0.5, 1e-5) << dim << "D";
+    EXPECT_NEAR(r.end.total, -0.5 * 0.5 * 1.0 / 2.0 - 0.25 + 0.25, 1.0);  // sanity: bound orbit
+    EXPECT_LT(std::fabs(r.end.total - r.start.total), 1e-8 * std::fabs(r.start.total));
+    EXPECT_NEAR(r.start.total, 2 * 0.5 * 0.5 * 0.25 - 0.25, 1e-14);  // K = 1/8, U = -1/4
+  }
+}
+
+TEST(Simulation, LeapfrogIsSecondOrderAndEulerDrifts) {
+  // Position error after one period falls 4x when dt halves (2nd order).
+  auto err = [](const std::string& integ, int n) {
+    RunResult r = run_scenario("order-" + integ + std::to_string(n), two_body(integ, n, 1, 2));
+    return std::hypot(r.final_state.x[0][0] + 0.5, r.final_state.x[1][0]);
+  };
+  const double e1 = err("leapfrog", 200), e2 = err("leapfrog", 400);
+  EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.3) << e1 << " " << e2;
+  // Euler: energy drifts far more than leapfrog's at the same step
+  RunResult eu = run_scenario("euler-drift", two_body("euler", 400, 2, 3));
+  RunResult lf = run_scenario("leapfrog-drift", two_body("leapfrog", 400, 2, 3));
+  const double de_eu = std::fabs(eu.end.total - eu.start.total);
+  const double de_lf = std::fabs(lf.end.total - lf.start.total);
+  EXPECT_GT(de_eu, 100 * de_lf) << de_eu << " vs " << de_lf;
+}
+
+TEST(Simulation, PlummerSphereConservesMomentumAndEnergy) {
+  const char* toml = R"(
+[simulation]
+steps = 400
+seed = 3
+[[particles]]
+generator = "plummer"
+count = 512
+[[potential]]
+type = "gravity"
+eps = 0.05
+[integrator]
+dt = 0.002
+[[output]]
+type = "thermo"
+interval = 50
+)";
+  RunResult r = run_scenario("plummer", toml);
+  const double m = r.end.r.mass;
+  double p0 = 0, p1 = 0, l0 = 0, l1 = 0;
+  for (int d = 0; d < 3; ++d) {
+    p0 += r.start.r.momentum[d] * r.start.r.momentum[d];
+    p1 += r.end.r.momentum[d] * r.end.r.momentum[d];
+    l0 += r.start.r.angular_momentum[d] * r.start.r.angular_momentum[d];
+    l1 += std::pow(r.end.r.angular_momentum[d] - r.start.r.angular_momentum[d], 2);
+  }
+  const double v_scale = std::sqrt(2 * r.start.r.kinetic / m);
+  EXPECT_LT(std::sqrt(p1), 1e-12 * m * v_scale);                 // Newton's third law, exactly
+  EXPECT_LT(std::sqrt(l1), 1e-10 * std::max(1.0, std::sqrt(l0)));  // central forces
+  EXPECT_LT(std::fabs(r.end.relative_drift), 1e-4) << r.end.relative_drift;
+  EXPECT_NEAR(2 * r.start.r.kinetic / std::fabs(r.start.r.potential), 1.0, 0.15);  // virialised
+  EXPECT_EQ(r.sim->force_evaluations(), 400u + 3u);  // initial + one per step + two measures
+}
+
+TEST(Simulation, FloatAndDoubleRunsAgree) {
+  const char* toml = R"(
+[simulation]
+steps = 50
+[[particles]]
+generator = "plummer"
+count = 256
+[[potential]]
+type = "gravity"
+eps = 0.05
+[integrator]
+dt = 0.002
+[[output]]
+type = "thermo"
+)";
+  RunResult d = run_scenario("prec-double", toml);
+  RunResult f = run_scenario("prec-float", toml, {"simulation.precision=\"float\""});
+  double err = 0, ref = 0;
+  for (std::size_t i = 0; i < d.final_state.size(); ++i)
+    for (int k = 0; k < 3; ++k) {
+      err += std::pow(d.final_state.x[k][i] - f.final_state.x[k][i], 2);
+      ref += std::pow(d.final_state.x[k][i], 2);
+    }
+  EXPECT_LT(std::sqrt(err / ref), 1e-5);
+  EXPECT_NEAR(f.end.total, d.end.total, 1e-5 * std::fabs(d.end.total));
+}
+
+TEST(Simulation, PeriodicBoxWrapsPositions) {
+  const std::string dir = test::scratch_dir("periodic-csv");
+  std::ofstream(dir + "/p.csv") << "x,y,vx,vy,mass\n0.9,0.5,1,0,1\n0.1,0.5,-1,0,1\n";
+  const std::string toml = "[simulation]\ndimension = 2\nsteps = 30\n[box]\nlo = [0, 0]\nhi = [1, 1]\n"
+                           "boundary = [\"periodic\"]\n[[particles]]\ngenerator = \"file\"\npath = \"" +
+                           dir + "/p.csv\"\n[integrator]\ndt = 0.01\n[[output]]\ntype = \"thermo\"\n";
+  RunResult r = run_scenario("periodic", toml);
+  // no potential: free flight 0.3 to the right / left, wrapped into [0, 1)
+  EXPECT_NEAR(r.final_state.x[0][0], 0.2, 1e-12);
+  EXPECT_NEAR(r.final_state.x[0][1], 0.8, 1e-12);
+}
+
+TEST(Simulation, WritesConfigThermoAndFrames) {
+  const char* toml = R"(
+[simulation]
+steps = 20
+[[particles]]
+generator = "plummer"
+count = 100
+[[potential]]
+type = "gravity"
+eps = 0.05
+[integrator]
+dt = 0.001
+[[output]]
+type = "vtk"
+interval = 10
+[[output]]
+type = "thermo"
+interval = 5
+)";
+  RunResult r = run_scenario("outputs", toml);
+  const fs::path out = r.sim->output_dir();
+  EXPECT_TRUE(fs::exists(out / "config.toml"));
+  EXPECT_TRUE(fs::exists(out / "run.pvd"));
+  EXPECT_TRUE(fs::exists(out / "frames" / "000000.vtp"));
+  EXPECT_TRUE(fs::exists(out / "frames" / "000002.vtp"));
+  EXPECT_FALSE(fs::exists(out / "frames" / "000003.vtp"));
+  std::ifstream th(out / "thermo.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(th, line)) ++rows;
+  EXPECT_EQ(rows, 1 + 5);  // header + steps 0, 5, 10, 15, 20
+}
+
+TEST(Simulation, NonFiniteStateStopsWithAClearError) {
+  const std::string dir = test::scratch_dir("nan-csv");
+  // two particles at the same place with no softening: infinite force
+  std::ofstream(dir + "/c.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
+  const std::string toml = "[simulation]\nsteps = 10\n[[particles]]\ngenerator = \"file\"\npath = \"" +
+                           dir + "/c.csv\"\n[[potential]]\ntype = \"gravity\"\n[[output]]\ntype = \"thermo\"\ninterval = 1\n";
+  try {
+    run_scenario("nan", toml);
+    FAIL() << "a NaN state was not detected";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite values"), std::string::npos) << e.what();
+  }
+}
