@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <gtest/gtest.h>
+
 #include "pardyn/config.hpp"
 
 namespace pardyn::test {
@@ -19,7 +21,11 @@ Registry& registry() {
 
 std::string scratch_dir(const std::string& name) {
   const char* base = std::getenv("PARDYN_TEST_TMP");
-  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/pardyn-test") / name;
+  // Prefixed with the running test, so that tests run in parallel (ctest -j) never share a folder.
+  std::string prefix;
+  if (const auto* t = ::testing::UnitTest::GetInstance()->current_test_info())
+    prefix = std::string(t->test_suite_name()) + "." + t->name() + "-";
+  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/pardyn-test") / (prefix + name);
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();
