@@ -19,8 +19,10 @@ function(pardyn_add_plugin name)
   target_link_libraries(${target} PRIVATE pardyn::core ${P_LIBRARIES})
   target_compile_definitions(${target} PRIVATE PARDYN_PLUGIN_NAME="${name}")
   if(PARDYN_HAVE_CUDA AND P_CUDA_SOURCES)
+    # "80;90" would split the definition in two: the list is recorded with commas.
+    string(REPLACE ";" "," _archs "${CMAKE_CUDA_ARCHITECTURES}")
     target_compile_definitions(${target} PRIVATE PARDYN_PLUGIN_HAS_CUDA=1
-                               PARDYN_PLUGIN_CUDA_ARCHS="${CMAKE_CUDA_ARCHITECTURES}")
+                               PARDYN_PLUGIN_CUDA_ARCHS="${_archs}")
   endif()
   if(DEFINED PARDYN_PLUGIN_SUBDIR)
     set(outdir "${PROJECT_BINARY_DIR}/${PARDYN_PLUGIN_SUBDIR}")

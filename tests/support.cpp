@@ -39,4 +39,16 @@ ParamSet params_for(PluginKind kind, const std::string& name, const std::string&
   return parse_params(schema, overrides, name);
 }
 
+std::string staged_plugin(const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path src = fs::path(Registry::builtin_plugin_dir()) / ".." / ".." / ".." / "tests" /
+                       "plugins" / name / ("libpardyn_" + name + ".so");
+  const std::string dir = scratch_dir("plugin-" + name);
+  fs::permissions(dir, fs::perms(0755));
+  const fs::path dst = fs::path(dir) / src.filename();
+  fs::copy_file(src, dst, fs::copy_options::overwrite_existing);
+  fs::permissions(dst, fs::perms(0755));
+  return dst.string();
+}
+
 }  // namespace pardyn::test

@@ -15,4 +15,8 @@ std::string scratch_dir(const std::string& name);
 // ParamSet with the schema's defaults, overridden by `overrides` (TOML syntax: "key = value" lines).
 ParamSet params_for(PluginKind kind, const std::string& name, const std::string& overrides = "");
 
+// One of the test plugins (tests/plugins/<name>), copied into a fresh folder with safe permissions;
+// returns the path of the copy.
+std::string staged_plugin(const std::string& name);
+
 }  // namespace pardyn::test

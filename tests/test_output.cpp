@@ -281,12 +281,16 @@ struct FrameCase {
 };
 
 // Writes `frames` through a fresh vtk observer and checks every file it left.
-void write_and_check(const std::string& name, int dim, Precision precision, bool compress) {
+// compressor: "" = compress = false; otherwise the `compressor` key ("lz4", "zlib").
+void write_and_check(const std::string& name, int dim, Precision precision,
+                     const std::string& compressor) {
+  const bool compress = !compressor.empty();
   const std::string dir = pardyn::test::scratch_dir(name);
   const RunInfo run = run_info(dir, dim, precision);
   const auto params = pardyn::test::params_for(
       PluginKind::Observer, "vtk",
-      std::string("interval = 5\ncompress = ") + (compress ? "true" : "false"));
+      std::string("interval = 5\ncompress = ") + (compress ? "true" : "false") +
+          (compress ? "\ncompressor = \"" + compressor + "\"" : std::string()));
   auto obs = pardyn::test::registry().make_observer("vtk", params, run);
   ASSERT_TRUE(obs);
   EXPECT_EQ(obs->interval(), 5u);
@@ -322,7 +326,9 @@ void write_and_check(const std::string& name, int dim, Precision precision, bool
     ASSERT_TRUE(fs::exists(path)) << path;
     const std::string header = xml_header(path);
     if (compress)
-      EXPECT_NE(header.find("compressor=\"vtkZLibDataCompressor\""), std::string::npos);
+      EXPECT_NE(header.find(compressor == "zlib" ? "compressor=\"vtkZLibDataCompressor\""
+                                                 : "compressor=\"vtkLZ4DataCompressor\""),
+                std::string::npos);
     else
       EXPECT_EQ(header.find("compressor="), std::string::npos);
     check_frame(path, frames[i].particles, dim, precision, frames[i].time, frames[i].step);
@@ -337,7 +343,7 @@ TEST(VtkObserver, Schema) {
   ASSERT_TRUE(info);
   EXPECT_EQ(info->backends, pardyn::kCpu | pardyn::kCuda);
   EXPECT_NE(info->doc.find("run.pvd"), std::string::npos);
-  for (const char* key : {"interval", "compress", "compression_level"}) {
+  for (const char* key : {"interval", "compress", "compressor", "compression_level"}) {
     const pardyn::ParamSpec* spec = info->schema.find(key);
     ASSERT_TRUE(spec) << key;
     EXPECT_TRUE(spec->default_value.has_value()) << key;
@@ -346,6 +352,7 @@ TEST(VtkObserver, Schema) {
   const auto params = pardyn::test::params_for(PluginKind::Observer, "vtk");
   EXPECT_EQ(params.integer("interval"), 100);
   EXPECT_TRUE(params.boolean("compress"));
+  EXPECT_EQ(params.string("compressor"), "lz4");
 
   const std::string dir = pardyn::test::scratch_dir("vtk_schema");
   auto obs =
@@ -358,14 +365,14 @@ TEST(VtkObserver, Schema) {
 }
 
 TEST(VtkObserver, Double3DCompressed) {
-  write_and_check("vtk_double_3d", 3, Precision::Double, true);
+  write_and_check("vtk_double_3d", 3, Precision::Double, "zlib");
 }
-TEST(VtkObserver, Float3DCompressed) { write_and_check("vtk_float_3d", 3, Precision::Float, true); }
+TEST(VtkObserver, Float3DCompressed) { write_and_check("vtk_float_3d", 3, Precision::Float, "lz4"); }
 TEST(VtkObserver, Double2DCompressed) {
-  write_and_check("vtk_double_2d", 2, Precision::Double, true);
+  write_and_check("vtk_double_2d", 2, Precision::Double, "lz4");
 }
 TEST(VtkObserver, Float2DUncompressed) {
-  write_and_check("vtk_float_2d", 2, Precision::Float, false);
+  write_and_check("vtk_float_2d", 2, Precision::Float, "");
 }
 
 TEST(VtkObserver, RepeatedStepWritesOneFrame) {

@@ -14,17 +14,7 @@ using namespace pardyn;
 
 namespace {
 
-// build/tests/plugins/<name>/libpardyn_<name>.so, copied into a fresh folder with safe permissions.
-std::string staged(const std::string& name) {
-  const fs::path src = fs::path(Registry::builtin_plugin_dir()) / ".." / ".." / ".." / "tests" /
-                       "plugins" / name / ("libpardyn_" + name + ".so");
-  const std::string dir = test::scratch_dir("plugin-" + name);
-  ::chmod(dir.c_str(), 0755);
-  const fs::path dst = fs::path(dir) / src.filename();
-  fs::copy_file(src, dst, fs::copy_options::overwrite_existing);
-  ::chmod(dst.c_str(), 0755);
-  return dst.string();
-}
+std::string staged(const std::string& name) { return test::staged_plugin(name); }
 
 std::string refusal(Registry& reg) {
   return reg.refused().empty() ? std::string() : reg.refused().back().reason;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pardyn/cuda.hpp"
 #include "pardyn/simulation.hpp"
 #include "support.hpp"
 
@@ -19,11 +20,15 @@ struct RunResult {
   HostParticles final_state;
 };
 
+// The backend every run_scenario() uses: each test below runs once per backend (Backends/...).
+std::string g_backend = "cpu";
+
 RunResult run_scenario(const std::string& name, const std::string& toml,
-                 const std::vector<std::string>& sets = {}) {
+                 std::vector<std::string> sets = {}) {
   const std::string dir = test::scratch_dir("sim-" + name);
   const std::string path = dir + "/scenario.toml";
   std::ofstream(path) << toml;
+  sets.push_back("simulation.backend=" + g_backend);
   Scenario sc = load_scenario(path, sets, test::registry());
   RunOptions opt;
   opt.quiet = true;
@@ -60,9 +65,23 @@ std::string two_body(const std::string& integrator, int steps_per_period, int pe
          "\"\ndt = " + fmt17(dt) + "\n[[output]]\ntype = \"thermo\"\ninterval = 100\n";
 }
 
+// Runs each test once on the CPU and once on the GPU (skipped, saying so, without one).
+class SimulationRun : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    g_backend = GetParam();
+    if (g_backend == "cuda" && cuda::device_count() == 0)
+      GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
+  }
+  void TearDown() override { g_backend = "cpu"; }
+};
+
 }  // namespace
 
-TEST(Simulation, TwoBodyCircularOrbitClosesAfterOnePeriod) {
+INSTANTIATE_TEST_SUITE_P(Backends, SimulationRun, ::testing::Values("cpu", "cuda"),
+                         [](const auto& info) { return std::string(info.param); });
+
+TEST_P(SimulationRun, TwoBodyCircularOrbitClosesAfterOnePeriod) {
   for (int dim : {2, 3}) {
     RunResult r = run_scenario("two-body", two_body("leapfrog", 4000, 1, dim));
     // back at the start: x = -0.5, 0.5 on the x axis
@@ -75,7 +94,7 @@ TEST(Simulation, TwoBodyCircularOrbitClosesAfterOnePeriod) {
   }
 }
 
-TEST(Simulation, LeapfrogIsSecondOrderAndEulerDrifts) {
+TEST_P(SimulationRun, LeapfrogIsSecondOrderAndEulerDrifts) {
   // Position error after one period falls 4x when dt halves (2nd order).
   auto err = [](const std::string& integ, int n) {
     RunResult r = run_scenario("order-" + integ + std::to_string(n), two_body(integ, n, 1, 2));
@@ -91,7 +110,7 @@ TEST(Simulation, LeapfrogIsSecondOrderAndEulerDrifts) {
   EXPECT_GT(de_eu, 100 * de_lf) << de_eu << " vs " << de_lf;
 }
 
-TEST(Simulation, PlummerSphereConservesMomentumAndEnergy) {
+TEST_P(SimulationRun, PlummerSphereConservesMomentumAndEnergy) {
   const char* toml = R"(
 [simulation]
 steps = 400
@@ -125,7 +144,7 @@ interval = 50
   EXPECT_EQ(r.sim->force_evaluations(), 400u + 3u);  // initial + one per step + two measures
 }
 
-TEST(Simulation, FloatAndDoubleRunsAgree) {
+TEST_P(SimulationRun, FloatAndDoubleRunsAgree) {
   const char* toml = R"(
 [simulation]
 steps = 50
@@ -152,7 +171,7 @@ type = "thermo"
   EXPECT_NEAR(f.end.total, d.end.total, 1e-5 * std::fabs(d.end.total));
 }
 
-TEST(Simulation, PeriodicBoxWrapsPositions) {
+TEST_P(SimulationRun, PeriodicBoxWrapsPositions) {
   const std::string dir = test::scratch_dir("periodic-csv");
   std::ofstream(dir + "/p.csv") << "x,y,vx,vy,mass\n0.9,0.5,1,0,1\n0.1,0.5,-1,0,1\n";
   const std::string toml = "[simulation]\ndimension = 2\nsteps = 30\n[box]\nlo = [0, 0]\nhi = [1, 1]\n"
@@ -164,7 +183,7 @@ TEST(Simulation, PeriodicBoxWrapsPositions) {
   EXPECT_NEAR(r.final_state.x[0][1], 0.8, 1e-12);
 }
 
-TEST(Simulation, WritesConfigThermoAndFrames) {
+TEST_P(SimulationRun, WritesConfigThermoAndFrames) {
   const char* toml = R"(
 [simulation]
 steps = 20
@@ -197,7 +216,7 @@ interval = 5
   EXPECT_EQ(rows, 1 + 5);  // header + steps 0, 5, 10, 15, 20
 }
 
-TEST(Simulation, NonFiniteStateStopsWithAClearError) {
+TEST_P(SimulationRun, NonFiniteStateStopsWithAClearError) {
   const std::string dir = test::scratch_dir("nan-csv");
   // two particles at the same place with no softening: infinite force
   std::ofstream(dir + "/c.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";

@@ -30,9 +30,9 @@ struct Yukawa {
 
     PARDYN_HD void pair(Real r2, Real /*mi*/, Real /*mj*/, int /*ti*/, int /*tj*/, Real& fdivr,
                         Real& e) const {
-      const Real inv_r = pardyn::rsqrt(r2);
+      const Real inv_r = pardyn::inv_sqrt(r2);
       const Real r = r2 * inv_r;
-      e = A * std::exp(-kappa * r) * inv_r;       // U(r)
+      e = A * pardyn::exponential(-kappa * r) * inv_r;       // U(r)
       fdivr = e * (Real(1) + kappa * r) * inv_r * inv_r;  // -U'(r) / r
     }
   };

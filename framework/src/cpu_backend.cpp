@@ -1,10 +1,12 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "pardyn/backend.hpp"
 #include "pardyn/compensated.hpp"
+#include "pardyn/cuda.hpp"
 
 namespace pardyn {
 
@@ -158,10 +160,30 @@ std::unique_ptr<BackendOps> make_cpu_ops() { return std::make_unique<CpuOps>(); 
 BackendHandle make_backend(const std::string& name, std::string& note) {
   BackendHandle h;
   const bool want_cuda = name == "cuda";
-  if (want_cuda)
-    throw Error("backend = \"cuda\" was asked for, but this pardyn was built without CUDA "
-                "(no nvcc was found at build time); use backend = \"cpu\" or rebuild with CUDA");
-  if (name == "auto") note = "backend \"auto\": no CUDA backend in this build, running on the CPU";
+  if (want_cuda || name == "auto") {
+    const bool built = cuda::built_with_cuda();
+    const bool device = built && cuda::device_count() > 0;
+    if (want_cuda && !built)
+      throw Error("backend = \"cuda\" was asked for, but this pardyn was built without CUDA "
+                  "(no nvcc was found at build time); use backend = \"cpu\" or rebuild with CUDA");
+    if (want_cuda && !device)
+      throw Error("backend = \"cuda\" but no CUDA device is visible (driver loaded? "
+                  "CUDA_VISIBLE_DEVICES?); use backend = \"cpu\" or \"auto\"");
+    if (device) {
+      const cuda::DeviceInfo d = cuda::device_info();
+      char mem[32];
+      std::snprintf(mem, sizeof mem, "%.1f GiB", double(d.total_memory) / (1024.0 * 1024 * 1024));
+      h.backend = Backend::Cuda;
+      h.memory = &cuda::device_memory();
+      h.ops = cuda::make_ops();
+      h.description = "cuda (" + d.name + ", sm_" + std::to_string(d.cc_major) +
+                      std::to_string(d.cc_minor) + ", " + std::to_string(d.multiprocessors) +
+                      " SMs, " + mem + ")";
+      return h;
+    }
+    note = built ? "backend \"auto\": no CUDA device is visible, running on the CPU"
+                 : "backend \"auto\": no CUDA backend in this build, running on the CPU";
+  }
   h.backend = Backend::Cpu;
   h.memory = &host_memory();
   h.ops = make_cpu_ops();

@@ -1,5 +1,7 @@
 #include "pardyn/registry.hpp"
 
+#include "pardyn/cuda.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -177,6 +179,10 @@ void Registry::load_file(const std::string& path) {
   } catch (const std::exception& e) {
     return refuse(std::string("its register function failed: ") + e.what());
   }
+  for (auto& e : staging.entries) {
+    e.cuda_version = d->cuda_version;
+    e.cuda_archs = d->cuda_archs;
+  }
   LoadedPlugin info{canonical, d->name, d->pardyn_version, d->build_id, d->cuda_version,
                     d->cuda_archs, {}};
   for (const auto& e : staging.entries)
@@ -271,6 +277,17 @@ std::shared_ptr<T> Registry::make(PluginKind kind, const std::string& n, const P
     throw Error(std::string(to_string(kind)) + " '" + n + "' has no " + to_string(r.backend) +
                 " implementation; choose backend = \"" +
                 (r.backend == Backend::Cpu ? "cuda" : "cpu") + "\"");
+  if (r.backend == Backend::Cuda && e.cuda_version != 0) {
+    // The plugin has kernels: they must include code this GPU can run.
+    const auto dev = cuda::device_info();
+    if (!cuda::archs_run_on(e.cuda_archs, dev.cc_major, dev.cc_minor))
+      throw Error(std::string(to_string(kind)) + " '" + n + "' (" + info.library +
+                  ") has GPU code for CUDA architectures \"" + e.cuda_archs + "\" only, which " +
+                  dev.name + " (sm_" + std::to_string(dev.cc_major) + std::to_string(dev.cc_minor) +
+                  ") cannot run; rebuild with -DCMAKE_CUDA_ARCHITECTURES=" +
+                  std::to_string(dev.cc_major) + std::to_string(dev.cc_minor) +
+                  " or use backend = \"cpu\"");
+  }
   std::unique_ptr<T> obj = (*f)(p, r);
   if (!obj) throw Error(std::string(to_string(kind)) + " '" + n + "': factory returned nothing");
   // The deleter (framework code) keeps the library loaded until the object is gone.

@@ -240,9 +240,12 @@ void Simulation::observe(bool final_step) {
   last_finite_step_ = step_;
   unsigned fields = 0;
   for (auto* o : due) fields |= o->fields();
-  HostParticles host(run_.dim);
-  if (fields) store_->download(host, fields);
-  ObserveContext ctx{step_, time_, &run_, fields ? &host : nullptr, &t};
+  std::shared_ptr<HostParticles> host;
+  if (fields) {
+    host = std::make_shared<HostParticles>(run_.dim);
+    store_->download(*host, fields);
+  }
+  ObserveContext ctx{step_, time_, &run_, host.get(), &t, host};
   for (auto* o : due) o->observe(ctx);
   if (line) progress_->thermo_line(t, run_.dim);
 }

@@ -23,13 +23,13 @@ struct Gravity {
   template <typename Real>
   struct Evaluator {
     static constexpr bool per_unit_mass = true;
-    Real G, eps2;
+    Real G, soft2;  // soft2 = eps^2: the traversal hands pair() r^2 + eps^2
 
-    explicit Evaluator(const Params& p) : G(Real(p.G)), eps2(Real(p.eps * p.eps)) {}
+    explicit Evaluator(const Params& p) : G(Real(p.G)), soft2(Real(p.eps * p.eps)) {}
 
-    PARDYN_HD PARDYN_INLINE void pair(Real r2, Real /*mi*/, Real mj, int, int, Real& fdivr,
+    PARDYN_HD PARDYN_INLINE void pair(Real r2_soft, Real /*mi*/, Real mj, int, int, Real& fdivr,
                                       Real& e) const {
-      const Real inv = rsqrt(r2 + eps2);
+      const Real inv = inv_sqrt(r2_soft);
       const Real gm_inv = G * mj * inv;  // G m_j / r_soft
       e = -gm_inv;
       fdivr = -gm_inv * inv * inv;

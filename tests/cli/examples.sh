@@ -17,7 +17,10 @@ for f in "$SRC"/examples/*/*.toml; do
   echo "ok: example $name"
 done
 
-"$PARDYN" plugins doc > reference.md
-diff -u "$SRC/docs/reference.md" reference.md ||
-  fail "docs/reference.md is out of date: run scripts/gen-reference and commit it"
+# The committed reference comes from a CUDA build; a build without CUDA differs only in the
+# "backends" of the plugins with GPU code.
+"$PARDYN" plugins doc | grep -v 'backends: ' > reference.md
+grep -v 'backends: ' "$SRC/docs/reference.md" > committed.md
+diff -u committed.md reference.md ||
+  fail "docs/reference.md is out of date: run scripts/gen-reference (in a CUDA build) and commit it"
 echo "examples: all passed"

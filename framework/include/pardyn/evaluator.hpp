@@ -14,11 +14,16 @@
 //         static constexpr bool per_unit_mass = true;  // fdivr and e are per unit mass of i
 //                                                      // (gravity: saves m_i per pair)
 //         Real rcut2;                                  // squared cut-off; pairs beyond are skipped
+//         Real soft2;                                  // a softening added to r^2: pair() then
+//                                                      // receives r^2 + soft2 (the traversal folds
+//                                                      // it into the r^2 sum: one operation less)
 //
 // The framework's traversal templates (traversal/*.hpp, and their CUDA counterparts) call `pair` for
 // every pair in a neighbourhood; the same evaluator runs on the CPU and the GPU.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 #include "pardyn/core.hpp"
@@ -35,14 +40,56 @@ template <class E, class = void>
 struct has_cutoff_of : std::false_type {};
 template <class E>
 struct has_cutoff_of<E, std::void_t<decltype(std::declval<E>().rcut2)>> : std::true_type {};
+template <class E, class = void>
+struct has_soft2_of : std::false_type {};
+template <class E>
+struct has_soft2_of<E, std::void_t<decltype(std::declval<E>().soft2)>> : std::true_type {};
 }  // namespace detail
 
 template <class Eval>
 struct EvaluatorTraits {
   static constexpr bool per_unit_mass = detail::per_unit_mass_of<Eval>::value;
   static constexpr bool has_cutoff = detail::has_cutoff_of<Eval>::value;
+  static constexpr bool has_soft2 = detail::has_soft2_of<Eval>::value;
   static_assert(std::is_trivially_copyable_v<Eval>,
                 "an evaluator must be trivially copyable: it is passed to GPU kernels by value");
 };
+
+// r^2 as the evaluator wants it (with its softening folded in), from a separation d. Dim is explicit:
+// in 2D a fma(0, 0, x) would stay in the code (IEEE does not allow dropping it: -0 + 0 = +0).
+template <int Dim, class Eval, class Real>
+PARDYN_HD PARDYN_INLINE Real pair_r2(const Eval& ev, Real d0, Real d1, Real d2) {
+  Real r2;
+  if constexpr (EvaluatorTraits<Eval>::has_soft2)
+    r2 = fma(d1, d1, fma(d0, d0, ev.soft2));
+  else
+    r2 = fma(d1, d1, d0 * d0);
+  if constexpr (Dim == 3) r2 = fma(d2, d2, r2);
+  return r2;
+}
+// The true r^2 back from what pair_r2 returned (for the virial and the cut-off).
+template <class Eval, class Real>
+PARDYN_HD PARDYN_INLINE Real true_r2(const Eval& ev, Real r2) {
+  if constexpr (EvaluatorTraits<Eval>::has_soft2)
+    return r2 - ev.soft2;
+  else
+    return r2;
+}
+
+// Writes one target particle's sums into the store, adding to what other potentials put there. The
+// sums are those of pair(): per unit mass of i for per-unit-mass laws, forces otherwise.
+template <class Eval, bool Energy, class View, class Real>
+PARDYN_HD PARDYN_INLINE void add_to_particle(const View& p, std::size_t i, const Real* acc, Real epot,
+                                             Real vir) {
+  const Real mi = p.mass[i];
+  const Real to_acc = EvaluatorTraits<Eval>::per_unit_mass ? Real(1) : Real(1) / mi;
+  const Real to_energy = EvaluatorTraits<Eval>::per_unit_mass ? mi : Real(1);
+  for (int d = 0; d < View::dim; ++d) p.a[d][i] += acc[d] * to_acc;
+  if constexpr (Energy) {
+    // Each pair's energy and virial are shared half and half between its two particles.
+    p.epot[i] += Real(0.5) * epot * to_energy;
+    p.virial[i] += Real(0.5) * vir * to_energy;
+  }
+}
 
 }  // namespace pardyn

@@ -11,6 +11,15 @@
 
 namespace pardyn {
 
+#if defined(PARDYN_PLUGIN_HAS_CUDA)
+namespace cuda {
+// Defined in the plugin's .cu file by PARDYN_PAIR_POTENTIAL_CUDA(Law) (pair_potential_cuda.cuh).
+template <class Law>
+void pair_compute(const typename Law::Params& params, ParticleStore& s, const Neighbourhood& nb,
+                  const ForceRequest& req);
+}  // namespace cuda
+#endif
+
 template <class Law>
 class PairPotential final : public Potential {
 public:
@@ -31,9 +40,15 @@ public:
     if (!supports(nb.kind))
       throw Error(std::string("potential '") + Law::info().name + "' cannot use scheme '" +
                   to_string(nb.kind) + "'");
-    if (s.backend() != Backend::Cpu)
+    if (s.backend() == Backend::Cuda) {
+#if defined(PARDYN_PLUGIN_HAS_CUDA)
+      cuda::pair_compute<Law>(params_, s, nb, req);
+      return;
+#else
       throw Error(std::string("potential '") + Law::info().name +
                   "' was built without CUDA support; use backend = \"cpu\"");
+#endif
+    }
     visit(s, [&](auto view) {
       using View = decltype(view);
       using Real = typename View::real;
@@ -57,7 +72,11 @@ template <class Law>
 void register_pair_potential(Registrar& r) {
   FactoryInfo info = Law::info();
   info.kind = PluginKind::Potential;
+#if defined(PARDYN_PLUGIN_HAS_CUDA)
+  info.backends = kCpu | kCuda;
+#else
   info.backends = kCpu;
+#endif
   r.add(std::move(info), Factory<Potential>([](const ParamSet& ps, const RunInfo& run) {
           return std::unique_ptr<Potential>(
               new PairPotential<Law>(Law::Params::from(ps), run));

@@ -166,6 +166,9 @@ struct ObserveContext {
   const RunInfo* run = nullptr;
   const HostParticles* particles = nullptr;  // host copy of the fields the observer asked for
   const Thermo* thermo = nullptr;
+  // The same host copy, owned jointly: an observer that writes in the background keeps this instead
+  // of copying the particles (the framework makes a fresh copy for every observation step).
+  std::shared_ptr<const HostParticles> shared_particles;
 };
 
 class Observer {

@@ -77,6 +77,8 @@ public:
     FactoryInfo info;
     AnyFactory factory;
     std::shared_ptr<boost::dll::shared_library> library;  // null for in-process factories
+    int cuda_version = 0;     // of the library's GPU code (0: none)
+    std::string cuda_archs;   // the architectures it was compiled for
   };
 
 private:

@@ -41,19 +41,19 @@ PARDYN_INLINE void tile_sum(const Eval& ev, const ParticleView<Real, Dim>& p,
       d1 = img.wrap(d1, 1);
       if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
     }
-    const Real r2 = d0 * d0 + d1 * d1 + d2 * d2;
+    const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
     Real fdivr, e;
     ev.pair(r2, mi, m[j], ti, t[j], fdivr, e);
     bool keep = true;
     if constexpr (Diagonal) keep = j != self;
-    if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && r2 < ev.rcut2;
+    if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
     fdivr = keep ? fdivr : Real(0);
     s0 += fdivr * d0;
     s1 += fdivr * d1;
     if constexpr (Dim == 3) s2 += fdivr * d2;
     if constexpr (Energy) {
       se += keep ? e : Real(0);
-      sw += fdivr * r2;
+      sw += fdivr * true_r2(ev, r2);
     }
   }
   acc[0] += s0;
@@ -93,18 +93,8 @@ void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const PeriodicI
           detail::tile_sum<Energy, Periodic, false>(ev, p, img, i, jb, je, acc[k], ep[k], vr[k]);
       }
     }
-    for (std::size_t i = ib; i < ie; ++i) {
-      const std::size_t k = i - ib;
-      // Per-unit-mass laws return accelerations and energies per unit mass of i; the others forces.
-      const Real mi = p.mass[i];
-      const Real to_acc = EvaluatorTraits<Eval>::per_unit_mass ? Real(1) : Real(1) / mi;
-      const Real to_energy = EvaluatorTraits<Eval>::per_unit_mass ? mi : Real(1);
-      for (int d = 0; d < Dim; ++d) p.a[d][i] += acc[k][d] * to_acc;
-      if constexpr (Energy) {
-        p.epot[i] += Real(0.5) * ep[k] * to_energy;
-        p.virial[i] += Real(0.5) * vr[k] * to_energy;
-      }
-    }
+    for (std::size_t i = ib; i < ie; ++i)
+      add_to_particle<Eval, Energy>(p, i, acc[i - ib], ep[i - ib], vr[i - ib]);
   }
 }
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Step rate of a GPU run with and without frequent VTK frames: writing runs on a background thread,
+# so frames should cost the stepping little as long as the writer keeps up.
+#   bench/output_overlap.sh PARDYN [N]
+set -euo pipefail
+pardyn=$1
+n=${2:-262144}
+work=$(mktemp -d)
+for interval in 0 20 5; do
+  # interval 0: frames only at the first and the last step
+  if [ "$interval" = 0 ]; then outputs=(--set output.0.interval=100000)
+  else outputs=(--set output.0.interval=$interval); fi
+  rate=$("$pardyn" run "$(dirname "$0")/../examples/plummer/plummer.toml" -o "$work/out-$interval" \
+    --set particles.0.count=$n --set simulation.steps=60 --set simulation.backend=cuda \
+    "${outputs[@]}" 2>&1 | sed -n 's/^done: .* steps, \([0-9.e+]*\) steps\/s.*/\1/p')
+  frames=$(ls "$work/out-$interval/frames" 2>/dev/null | wc -l)
+  echo "N=$n  vtk interval ${interval/#0/none} ($frames frames): $rate steps/s"
+done
+rm -rf "$work"

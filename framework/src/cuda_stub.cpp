@@ -1,0 +1,26 @@
+// The CUDA backend's entry points in a build without CUDA: code that asks about the GPU links and
+// learns there is none; anything that would need one says why it cannot run.
+// (archs_run_on is pure string logic and lives in cuda_archs.cpp, shared by both builds.)
+#include <string>
+
+#include "pardyn/cuda.hpp"
+
+namespace pardyn::cuda {
+
+namespace {
+[[noreturn]] void no_cuda(const char* what) {
+  throw Error(std::string("this pardyn was built without CUDA, so ") + what +
+              " is not available; use backend = \"cpu\", or rebuild pardyn with the CUDA toolkit "
+              "installed (-DPARDYN_CUDA=ON)");
+}
+}  // namespace
+
+bool built_with_cuda() { return false; }
+int device_count() { return 0; }
+DeviceInfo device_info() { no_cuda("the GPU device query"); }
+MemoryResource& device_memory() { no_cuda("GPU memory"); }
+std::unique_ptr<BackendOps> make_ops() { no_cuda("the CUDA backend"); }
+void* scratch(std::size_t) { no_cuda("GPU scratch memory"); }
+void synchronize(const char*) { no_cuda("GPU synchronisation"); }
+
+}  // namespace pardyn::cuda

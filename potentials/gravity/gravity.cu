@@ -1,0 +1,6 @@
+// gravity's GPU code: the framework's CUDA traversals instantiated for the same evaluator.
+#include "gravity.hpp"
+
+#include "pardyn/pair_potential_cuda.cuh"
+
+PARDYN_PAIR_POTENTIAL_CUDA(pardyn::potentials::Gravity)

@@ -1,0 +1,5 @@
+#include "log.hpp"
+
+#include "pardyn/pair_potential.hpp"
+
+PARDYN_PAIR_POTENTIAL_PLUGIN(pardyn::potentials::Log)

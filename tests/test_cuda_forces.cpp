@@ -1,0 +1,257 @@
+// The same forces, energies and trajectories on the CPU and the GPU, for every potential x scheme.
+// Without a GPU every test here is skipped and says so.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+#include "pardyn/backend.hpp"
+#include "pardyn/config.hpp"
+#include "pardyn/cuda.hpp"
+#include "pardyn/simulation.hpp"
+#include "support.hpp"
+
+using namespace pardyn;
+
+namespace {
+
+#define REQUIRE_GPU()                                                             \
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run"
+
+struct Forces {
+  HostParticles hp;
+  double potential = 0;
+};
+
+HostParticles random_particles(int dim, std::size_t n, unsigned seed, double extent) {
+  HostParticles hp(dim);
+  hp.resize(n);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-extent, extent), m(0.5, 2.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int d = 0; d < dim; ++d) hp.x[d][i] = u(rng);
+    hp.mass[i] = m(rng) / double(n);
+    hp.type[i] = int(i % 3);
+    hp.id[i] = std::int64_t(i);
+  }
+  return hp;
+}
+
+Forces forces(Backend backend, const std::string& potential, const std::string& params,
+              const HostParticles& in, Precision prec, const Box& box) {
+  RunInfo run;
+  run.dim = in.dim;
+  run.precision = prec;
+  run.backend = backend;
+  run.box = box;
+  auto pot = test::registry().make_potential(
+      potential, test::params_for(PluginKind::Potential, potential, params), run);
+  auto scheme = test::registry().make_scheme("all_pairs", {}, run);
+  MemoryResource& mem = backend == Backend::Cuda ? cuda::device_memory() : host_memory();
+  auto ops = backend == Backend::Cuda ? cuda::make_ops() : make_cpu_ops();
+  ParticleStore s(in.dim, prec, mem);
+  s.upload(in);
+  ops->zero_forces(s, true, true);
+  ForceRequest req;
+  req.energy = req.virial = true;
+  req.box = &run.box;
+  scheme->update(s, run.box, pot->cutoff());
+  pot->compute(s, scheme->neighbourhood(), req);
+  Forces f;
+  s.download(f.hp);
+  f.potential = ops->reduce(s).potential;
+  return f;
+}
+
+struct Error2 {
+  double rms = 0, max = 0;
+};
+// |a - ref| per particle, relative to the RMS of |ref| over all particles.
+Error2 compare(const std::vector<double>* a, const std::vector<double>* ref, int dim) {
+  const std::size_t n = ref[0].size();
+  double ref2 = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < dim; ++d) ref2 += ref[d][i] * ref[d][i];
+  const double scale = std::sqrt(ref2 / n);
+  Error2 e;
+  for (std::size_t i = 0; i < n; ++i) {
+    double d2 = 0;
+    for (int d = 0; d < dim; ++d) d2 += std::pow(a[d][i] - ref[d][i], 2);
+    e.rms += d2;
+    e.max = std::max(e.max, std::sqrt(d2) / scale);
+  }
+  e.rms = std::sqrt(e.rms / n) / scale;
+  return e;
+}
+
+struct Case {
+  const char* potential;
+  const char* params;
+  int dim;
+  std::size_t n;
+  bool periodic;
+};
+
+// Both precisions on the GPU against the CPU in double: the CPU is the reference.
+void check_case(const Case& c) {
+  Box box;
+  for (int d = 0; d < 3; ++d) {
+    box.lo[d] = -1, box.hi[d] = 1;
+    if (c.periodic) box.boundary[d] = Boundary::Periodic;
+  }
+  const HostParticles hp = random_particles(c.dim, c.n, unsigned(c.n) + c.dim, 1.0);
+  const Forces ref_double = forces(Backend::Cpu, c.potential, c.params, hp, Precision::Double, box);
+  for (Precision prec : {Precision::Float, Precision::Double}) {
+    const Forces gpu = forces(Backend::Cuda, c.potential, c.params, hp, prec, box);
+    // In a periodic box a long-range pair force jumps where the minimum image changes (|dx| = L/2),
+    // and float rounding moves that point: there the reference is the CPU in the same precision,
+    // which computes the image the same way.
+    const Forces ref = c.periodic && prec == Precision::Float
+                           ? forces(Backend::Cpu, c.potential, c.params, hp, prec, box)
+                           : ref_double;
+    const Error2 ea = compare(gpu.hp.a, ref.hp.a, c.dim);
+    const std::vector<double> ge[1] = {gpu.hp.epot}, re[1] = {ref.hp.epot};
+    const Error2 ee = compare(ge, re, 1);
+    // Stated accuracies: float forces to 1e-5 RMS (1e-4 worst particle) of the typical force;
+    // double to 1e-13 (1e-12). Energies likewise.
+    const bool f = prec == Precision::Float;
+    const std::string what = std::string(c.potential) + " " + std::to_string(c.dim) + "D N=" +
+                             std::to_string(c.n) + (c.periodic ? " periodic " : " ") +
+                             to_string(prec);
+    EXPECT_LT(ea.rms, f ? 1e-5 : 1e-13) << what;
+    EXPECT_LT(ea.max, f ? 1e-4 : 1e-12) << what;
+    EXPECT_LT(ee.rms, f ? 1e-5 : 1e-13) << what;
+    EXPECT_NEAR(gpu.potential, ref.potential, (f ? 1e-5 : 1e-13) * std::fabs(ref.potential)) << what;
+    std::printf("  %-40s force error rms %.2e max %.2e, energy rms %.2e\n", what.c_str(), ea.rms,
+                ea.max, ee.rms);
+  }
+}
+
+}  // namespace
+
+TEST(CudaForces, GravityMatchesCpu) {
+  REQUIRE_GPU();
+  // sizes: one ragged block; split into several chunks; many chunks with a ragged last tile
+  for (std::size_t n : {100, 4096, 33333})
+    for (int dim : {2, 3}) check_case({"gravity", "eps = 0.01", dim, n, false});
+  check_case({"gravity", "G = 2.5\neps = 0.05", 3, 5000, true});
+  check_case({"gravity", "eps = 0", 3, 3000, false});  // exact Newton: the self pair must be masked
+}
+
+TEST(CudaForces, LogMatchesCpu) {
+  REQUIRE_GPU();
+  for (std::size_t n : {100, 4096, 33333}) check_case({"log", "eps = 0.01", 2, n, false});
+  check_case({"log", "eps = 0.02\nr0 = 0.5", 2, 7000, true});
+}
+
+TEST(CudaForces, CutoffLawMatchesCpu) {
+  REQUIRE_GPU();
+  // An out-of-tree plugin with GPU code and a cut-off (tests/plugins/test_spring.hpp): only pairs
+  // closer than rcut interact, in an open and in a periodic box.
+  Registry reg;
+  reg.load_path(test::staged_plugin("good"));
+  ASSERT_TRUE(reg.refused().empty()) << reg.refused()[0].reason;
+  const FactoryInfo* info = reg.find(PluginKind::Potential, "test_spring");
+  ASSERT_NE(info, nullptr);
+  ASSERT_TRUE(info->backends & kCuda) << "the test plugin was built without its GPU code";
+  for (bool periodic : {false, true}) {
+    Box box;
+    for (int d = 0; d < 3; ++d) {
+      box.lo[d] = -1, box.hi[d] = 1;
+      if (periodic) box.boundary[d] = Boundary::Periodic;
+    }
+    const HostParticles hp = random_particles(3, 5000, 77, 1.0);
+    HostParticles out[2];
+    for (int b = 0; b < 2; ++b) {
+      RunInfo run;
+      run.precision = Precision::Double;
+      run.backend = b ? Backend::Cuda : Backend::Cpu;
+      run.box = box;
+      auto pot = reg.make_potential("test_spring", parse_params(info->schema, "rcut = 0.3", "t"), run);
+      ParticleStore s(3, Precision::Double, b ? cuda::device_memory() : host_memory());
+      s.upload(hp);
+      ForceRequest req;
+      req.energy = req.virial = true;
+      req.box = &box;
+      pot->compute(s, {NeighbourhoodKind::AllPairs, nullptr}, req);
+      s.download(out[b]);
+    }
+    const Error2 e = compare(out[1].a, out[0].a, 3);
+    EXPECT_LT(e.max, 1e-12) << (periodic ? "periodic" : "open");
+    double a2 = 0;
+    for (std::size_t i = 0; i < hp.size(); ++i) a2 += out[0].a[0][i] * out[0].a[0][i];
+    EXPECT_GT(a2, 0.0);  // some pairs are inside the cut-off
+  }
+}
+
+TEST(CudaForces, SplitAndUnsplitSourcesAgree) {
+  REQUIRE_GPU();
+  const HostParticles hp = random_particles(3, 20000, 5, 1.0);
+  Box box;
+  std::vector<Forces> out;
+  for (const char* splits : {"1", "7", "40"}) {
+    setenv("PARDYN_ALL_PAIRS_SPLITS", splits, 1);
+    out.push_back(forces(Backend::Cuda, "gravity", "eps = 0.01", hp, Precision::Double, box));
+  }
+  unsetenv("PARDYN_ALL_PAIRS_SPLITS");
+  for (std::size_t k = 1; k < out.size(); ++k) {
+    const Error2 e = compare(out[k].hp.a, out[0].hp.a, 3);
+    EXPECT_LT(e.max, 1e-13) << "splits case " << k;
+  }
+}
+
+TEST(CudaForces, WholeRunsAgreeWithCpu) {
+  REQUIRE_GPU();
+  const std::string dir = test::scratch_dir("run");
+  std::ofstream(dir + "/s.toml") << R"(
+[simulation]
+steps = 100
+precision = "double"
+[[particles]]
+generator = "plummer"
+count = 300
+[[potential]]
+type = "gravity"
+eps = 0.05
+[integrator]
+dt = 0.002
+[[output]]
+type = "thermo"
+interval = 50
+)";
+  HostParticles result[2];
+  double energy[2];
+  const char* backends[2] = {"cpu", "cuda"};
+  for (int b = 0; b < 2; ++b) {
+    Scenario sc = load_scenario(dir + "/s.toml", {std::string("simulation.backend=") + backends[b]},
+                                test::registry());
+    RunOptions opt;
+    opt.quiet = true;
+    opt.output = dir + "/out-" + backends[b];
+    Simulation sim(sc, test::registry(), opt);
+    sim.run();
+    EXPECT_EQ(sim.run_info().backend, b ? Backend::Cuda : Backend::Cpu);
+    energy[b] = sim.measure().total;
+    sim.store().download(result[b]);
+  }
+  const Error2 e = compare(result[1].x, result[0].x, 3);
+  EXPECT_LT(e.max, 1e-10);
+  EXPECT_NEAR(energy[1], energy[0], 1e-12 * std::fabs(energy[0]));
+}
+
+TEST(CudaForces, CudaBackendWithoutDeviceIsAClearError) {
+  if (cuda::device_count() > 0) GTEST_SKIP() << "a CUDA device is present: this checks its absence";
+  std::string note;
+  if (!cuda::built_with_cuda()) {
+    EXPECT_THROW(make_backend("cuda", note), Error);
+    return;
+  }
+  try {
+    make_backend("cuda", note);
+    FAIL() << "backend cuda without a device was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
+  }
+}
