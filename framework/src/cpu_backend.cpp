@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/compensated.hpp"
+#include "pardyn/reduction.hpp"
 #include "pardyn/cuda.hpp"
 
 namespace pardyn {
@@ -35,78 +35,20 @@ void drift(const ParticleView<Real, Dim>& p, Real dt) {
   }
 }
 
-// One compensated accumulator per quantity, per thread, merged at the end: deterministic for a given
-// thread count and accurate to a few ulp of the total.
-struct Partial {
-  CompensatedSum mass, kin, pot, vir, mom[3], ang[3], mm[3];
-  double max_a2 = 0;
-  bool finite = true;
-};
-
+// One accumulator per thread, merged in thread order: deterministic for a given thread count and
+// accurate to a few ulp of the total.
 template <class Real, int Dim>
 Reductions reduce(const ParticleView<Real, Dim>& p) {
-  const int nt = omp_get_max_threads();
-  std::vector<Partial> parts(nt);
+  std::vector<ParticleSums> parts(omp_get_max_threads());
 #pragma omp parallel if (p.n > kParallelMin)
   {
-    Partial& s = parts[omp_get_thread_num()];
+    ParticleSums& s = parts[omp_get_thread_num()];
 #pragma omp for schedule(static)
-    for (std::size_t i = 0; i < p.n; ++i) {
-      const double m = p.mass[i];
-      double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, a2 = 0, v2 = 0;
-      for (int d = 0; d < Dim; ++d) {
-        x[d] = p.x[d][i];
-        v[d] = p.v[d][i];
-        const double a = p.a[d][i];
-        a2 += a * a;
-        v2 += v[d] * v[d];
-      }
-      if (!std::isfinite(x[0] + x[1] + x[2] + v2 + a2)) s.finite = false;
-      s.max_a2 = std::max(s.max_a2, a2);
-      s.mass.add(m);
-      s.kin.add(0.5 * m * v2);
-      s.pot.add(p.epot[i]);
-      s.vir.add(p.virial[i]);
-      for (int d = 0; d < Dim; ++d) {
-        s.mom[d].add(m * v[d]);
-        s.mm[d].add(m * x[d]);
-      }
-      // L = sum m x × v (2D: only the z component)
-      s.ang[2].add(m * (x[0] * v[1] - x[1] * v[0]));
-      if (Dim == 3) {
-        s.ang[0].add(m * (x[1] * v[2] - x[2] * v[1]));
-        s.ang[1].add(m * (x[2] * v[0] - x[0] * v[2]));
-      }
-    }
+    for (std::size_t i = 0; i < p.n; ++i) s.add_particle(p, i);
   }
-  Partial t;
-  for (const auto& s : parts) {
-    t.mass.add(s.mass);
-    t.kin.add(s.kin);
-    t.pot.add(s.pot);
-    t.vir.add(s.vir);
-    for (int d = 0; d < 3; ++d) {
-      t.mom[d].add(s.mom[d]);
-      t.ang[d].add(s.ang[d]);
-      t.mm[d].add(s.mm[d]);
-    }
-    t.max_a2 = std::max(t.max_a2, s.max_a2);
-    t.finite = t.finite && s.finite;
-  }
-  Reductions r;
-  r.n = p.n;
-  r.mass = t.mass.value();
-  r.kinetic = t.kin.value();
-  r.potential = t.pot.value();
-  r.virial = t.vir.value();
-  for (int d = 0; d < 3; ++d) {
-    r.momentum[d] = t.mom[d].value();
-    r.angular_momentum[d] = t.ang[d].value();
-    r.mass_moment[d] = t.mm[d].value();
-  }
-  r.max_accel = std::sqrt(t.max_a2);
-  r.finite = t.finite && std::isfinite(r.kinetic) && std::isfinite(r.potential);
-  return r;
+  ParticleSums total;
+  for (const auto& s : parts) total.merge(s);
+  return total.result(p.n);
 }
 
 class CpuOps final : public BackendOps {

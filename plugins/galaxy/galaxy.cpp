@@ -26,23 +26,14 @@
 #include <vector>
 
 #include "pardyn/compensated.hpp"
+#include "pardyn/generator_support.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::plugins {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
-// The top 53 bits of one draw: the same doubles from the same seed with every standard library
-// (std::uniform_real_distribution is implementation-defined).
-double uniform01(std::mt19937_64& g) { return double(g() >> 11) * 0x1.0p-53; }
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(6);
-  os << x;
-  return os.str();
-}
 
 class Galaxy final : public Generator {
  public:
@@ -153,7 +144,7 @@ class Galaxy final : public Generator {
   }
   void check_dim(int dim) const {
     if (dim == 2 && tilt_deg_ != 0)
-      fail("tilt = " + fmt(tilt_deg_) +
+      fail("tilt = " + format_number(tilt_deg_) +
            " needs a 3D run (a 2D disk cannot be tilted); remove it or set dim = 3");
   }
   static void rotate_x(double& y, double& z, double c, double s) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "pardyn/generator_support.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::plugins {
@@ -65,13 +66,6 @@ struct Plan {
   std::int64_t count = 0;       // sites that are filled
 };
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(6);
-  os << x;
-  return os.str();
-}
-
 class Lattice final : public Generator {
  public:
   Lattice(const ParamSet& p, const RunInfo& run)
@@ -89,7 +83,7 @@ class Lattice final : public Generator {
     if (spacing_ > 0 && density_ > 0)
       fail("both spacing and density are given; set one of them and leave the other at 0");
     if (double(count_) > kMaxSites)
-      fail("count = " + std::to_string(count_) + " is more than the " + fmt(kMaxSites) +
+      fail("count = " + std::to_string(count_) + " is more than the " + format_number(kMaxSites) +
            " sites a lattice may have");
     if (spacing_ == 0 && density_ == 0 && count_ == 0)
       fail(
@@ -198,15 +192,15 @@ class Lattice final : public Generator {
 
     p.sites = sites_for(p.a, p, dim, p.cells);
     if (p.sites > std::int64_t(kMaxSites))
-      fail("the region would hold more than " + fmt(kMaxSites) + " sites at lattice constant " +
-           fmt(p.a) + "; check spacing/density (and their units)");
+      fail("the region would hold more than " + format_number(kMaxSites) + " sites at lattice constant " +
+           format_number(p.a) + "; check spacing/density (and their units)");
     if (p.sites == 0)
-      fail("the region is smaller than one lattice cell (lattice constant " + fmt(p.a) + " from " +
+      fail("the region is smaller than one lattice cell (lattice constant " + format_number(p.a) + " from " +
            how + "); lower spacing, raise density, or enlarge region_lo/region_hi");
     if (count_ > p.sites)
       fail(
           "count = " + std::to_string(count_) + " but only " + std::to_string(p.sites) +
-          " sites of a " + kind_.name + " lattice with constant " + fmt(p.a) +
+          " sites of a " + kind_.name + " lattice with constant " + format_number(p.a) +
           " fit in the region; lower count, lower spacing or raise density, or enlarge the region");
     p.count = count_ > 0 ? count_ : p.sites;
     for (int d = 0; d < dim; ++d)
@@ -215,28 +209,11 @@ class Lattice final : public Generator {
   }
 
   void resolve_region(int dim, const Box& box, Plan& p) const {
-    auto take = [&](const std::vector<double>& given, const double* fallback, const char* key,
-                    double* out) {
-      if (given.empty()) {
-        std::copy(fallback, fallback + dim, out);
-        return;
-      }
-      if (int(given.size()) != dim)
-        fail(std::string(key) + " has " + std::to_string(given.size()) + " values but the run is " +
-             std::to_string(dim) + "D; give " + std::to_string(dim) +
-             " values, or leave it out to use the box");
-      for (int d = 0; d < dim; ++d) {
-        if (!std::isfinite(given[d])) fail(std::string(key) + " must be finite");
-        out[d] = given[d];
-      }
-    };
-    take(region_lo_, box.lo, "region_lo", p.lo);
-    take(region_hi_, box.hi, "region_hi", p.hi);
-    for (int d = 0; d < dim; ++d)
-      if (!(p.hi[d] > p.lo[d]))
-        fail("region_hi must exceed region_lo along every axis (axis " + std::to_string(d) + ": " +
-             fmt(p.lo[d]) + " .. " + fmt(p.hi[d]) + ")");
+    const Region r = pardyn::resolve_region(dim, box, region_lo_, region_hi_, context_);
+    std::copy(r.lo, r.lo + 3, p.lo);
+    std::copy(r.hi, r.hi + 3, p.hi);
   }
+
 
   std::string context_;
   const Kind& kind_;

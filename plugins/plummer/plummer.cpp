@@ -19,16 +19,13 @@
 #include <string>
 
 #include "pardyn/compensated.hpp"
+#include "pardyn/generator_support.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::plugins {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
-// The top 53 bits of one draw: the same doubles from the same seed with every standard library
-// (std::uniform_real_distribution is implementation-defined).
-double uniform01(std::mt19937_64& g) { return double(g() >> 11) * 0x1.0p-53; }
 
 void random_direction(std::mt19937_64& g, double length, double out[3]) {
   const double cos_t = 2.0 * uniform01(g) - 1.0;

@@ -17,38 +17,20 @@
 #include <string>
 #include <vector>
 
+#include "pardyn/generator_support.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::plugins {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // Random sequential addition jamming coverages (Feder 1980; Torquato, Uche & Stillinger 2006).
 constexpr double kJamming2D = 0.547;
 constexpr double kJamming3D = 0.384;
-
-// The top 53 bits of one draw: the same doubles from the same seed with every standard library
-// (std::uniform_real_distribution is implementation-defined).
-double uniform01(std::mt19937_64& g) { return double(g() >> 11) * 0x1.0p-53; }
-
-std::string fmt(double x, int precision = 6) {
-  std::ostringstream os;
-  os.precision(precision);
-  os << x;
-  return os.str();
-}
 
 // Volume of a ball of diameter s in dim dimensions.
 double ball_volume(int dim, double s) {
   return dim == 2 ? kPi * s * s / 4.0 : kPi * s * s * s / 6.0;
 }
-
-struct Region {
-  double lo[3] = {0, 0, 0};
-  double hi[3] = {0, 0, 0};
-  bool wrap[3] = {false, false, false};  // the region spans a periodic axis of the box
-  double length(int d) const { return hi[d] - lo[d]; }
-};
 
 // Cell grid with linked lists of the particles placed so far. Each list node carries its position,
 // so a neighbour costs one memory access: near jamming almost every candidate is rejected, and the
@@ -217,12 +199,12 @@ class Uniform final : public Generator {
       if (attempts >= budget) {
         const double phi = double(placed) * ball_volume(dim, min_spacing_) / volume(region, dim);
         fail("placed " + std::to_string(placed) + " of " + std::to_string(n) + " particles after " +
-             fmt(attempts, 12) +
+             format_number(attempts, 12) +
              " random candidates (max_attempts = " + std::to_string(max_attempts_) +
-             " per particle); at min_spacing = " + fmt(min_spacing_) +
-             " that covers a packing fraction " + fmt(phi, 3) +
+             " per particle); at min_spacing = " + format_number(min_spacing_) +
+             " that covers a packing fraction " + format_number(phi, 3) +
              " of the region, and random placement jams near " +
-             fmt(dim == 2 ? kJamming2D : kJamming3D, 3) +
+             format_number(dim == 2 ? kJamming2D : kJamming3D, 3) +
              "; lower min_spacing or count, enlarge the region, or raise max_attempts");
       }
       attempts += 1;
@@ -257,42 +239,16 @@ class Uniform final : public Generator {
     if (phi > jam) {
       const double most = std::floor(jam * volume(r, dim) / ball);
       fail("count = " + std::to_string(count_) +
-           " particles at min_spacing = " + fmt(min_spacing_) + " would cover a packing fraction " +
-           fmt(phi, 3) + " of the region, but random placement jams near " + fmt(jam, 3) +
-           " (at most about " + fmt(most, 12) +
+           " particles at min_spacing = " + format_number(min_spacing_) + " would cover a packing fraction " +
+           format_number(phi, 3) + " of the region, but random placement jams near " + format_number(jam, 3) +
+           " (at most about " + format_number(most, 12) +
            " particles); lower min_spacing or count, enlarge the region, or use generator "
            "\"lattice\" for dense packings");
     }
   }
 
   Region resolve_region(int dim, const Box& box) const {
-    Region r;
-    auto take = [&](const std::vector<double>& given, const double* fallback, const char* key,
-                    double* out) {
-      if (given.empty()) {
-        std::copy(fallback, fallback + dim, out);
-        return;
-      }
-      if (int(given.size()) != dim)
-        fail(std::string(key) + " has " + std::to_string(given.size()) + " values but the run is " +
-             std::to_string(dim) + "D; give " + std::to_string(dim) +
-             " values, or leave it out to use the box");
-      for (int d = 0; d < dim; ++d) {
-        if (!std::isfinite(given[d])) fail(std::string(key) + " must be finite");
-        out[d] = given[d];
-      }
-    };
-    take(region_lo_, box.lo, "region_lo", r.lo);
-    take(region_hi_, box.hi, "region_hi", r.hi);
-    for (int d = 0; d < dim; ++d) {
-      if (!(r.hi[d] > r.lo[d]))
-        fail("region_hi must exceed region_lo along every axis (axis " + std::to_string(d) + ": " +
-             fmt(r.lo[d]) + " .. " + fmt(r.hi[d]) + ")");
-      const double tol = 1e-12 * box.length(d);
-      r.wrap[d] = box.boundary[d] == Boundary::Periodic && std::abs(r.lo[d] - box.lo[d]) <= tol &&
-                  std::abs(r.hi[d] - box.hi[d]) <= tol;
-    }
-    return r;
+    return pardyn::resolve_region(dim, box, region_lo_, region_hi_, context_);
   }
 
   std::string context_;

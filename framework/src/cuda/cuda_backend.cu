@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pardyn/compensated.hpp"
+#include "pardyn/reduction.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/particles.hpp"
@@ -318,28 +319,13 @@ __global__ void __launch_bounds__(kThreads) wrap_kernel(ParticleView<Real, Dim> 
 // partial per block, and the host merges the blocks in block order. No atomics: the result depends
 // only on the grid, which depends only on n and the device, so a run repeats bit for bit.
 
-enum Sum { kMass, kKin, kPot, kVir, kMom, kAng = kMom + 3, kMm = kAng + 3, kSums = kMm + 3 };
-
-struct Partial {
-  CompensatedSum s[kSums];
-  double max_a2 = 0;
-  int finite = 1;
-
-  PARDYN_HD void merge(const Partial& o) {
-#pragma unroll
-    for (int k = 0; k < kSums; ++k) s[k].add(o.s[k]);
-    // fmax ignores a NaN argument, as std::max(kept, NaN) does on the CPU; NaNs are caught by the
-    // finite flag instead.
-    max_a2 = fmax(max_a2, o.max_a2);
-    finite = finite & o.finite;
-  }
-};
+using Partial = ParticleSums;
 static_assert(std::is_trivially_copyable_v<Partial>);
 
 __device__ PARDYN_INLINE Partial shuffle_down(const Partial& p, int offset) {
   Partial o;
 #pragma unroll
-  for (int k = 0; k < kSums; ++k) {
+  for (int k = 0; k < Partial::kSums; ++k) {
     o.s[k].sum = __shfl_down_sync(kFullMask, p.s[k].sum, offset);
     o.s[k].c = __shfl_down_sync(kFullMask, p.s[k].c, offset);
   }
@@ -357,36 +343,7 @@ template <class Real, int Dim>
 __global__ void __launch_bounds__(kThreads) reduce_kernel(ParticleView<Real, Dim> p,
                                                           Partial* __restrict__ out) {
   Partial t;
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-    // The same arithmetic, in the same order, as the CPU backend's reduce.
-    const double m = p.mass[i];
-    double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, a2 = 0, v2 = 0;
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) {
-      x[d] = p.x[d][i];
-      v[d] = p.v[d][i];
-      const double a = p.a[d][i];
-      a2 += a * a;
-      v2 += v[d] * v[d];
-    }
-    if (!isfinite(x[0] + x[1] + x[2] + v2 + a2)) t.finite = 0;
-    t.max_a2 = fmax(t.max_a2, a2);
-    t.s[kMass].add(m);
-    t.s[kKin].add(0.5 * m * v2);
-    t.s[kPot].add(double(p.epot[i]));
-    t.s[kVir].add(double(p.virial[i]));
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) {
-      t.s[kMom + d].add(m * v[d]);
-      t.s[kMm + d].add(m * x[d]);
-    }
-    t.s[kAng + 2].add(m * (x[0] * v[1] - x[1] * v[0]));
-    if (Dim == 3) {
-      t.s[kAng + 0].add(m * (x[1] * v[2] - x[2] * v[1]));
-      t.s[kAng + 1].add(m * (x[2] * v[0] - x[0] * v[2]));
-    }
-  }
-
+  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) t.add_particle(p, i);
   warp_merge(t);
   // Raw storage: Partial's default member initialisers are not allowed on a __shared__ variable.
   __shared__ alignas(Partial) unsigned char raw[kWarps * sizeof(Partial)];
@@ -500,18 +457,7 @@ public:
       PARDYN_CUDA_CHECK(cudaStreamSynchronize(0));
       Partial t;
       for (int b = 0; b < blocks; ++b) t.merge(partials_host_[b]);
-      r.mass = t.s[kMass].value();
-      r.kinetic = t.s[kKin].value();
-      r.potential = t.s[kPot].value();
-      r.virial = t.s[kVir].value();
-      for (int d = 0; d < 3; ++d) {
-        r.momentum[d] = t.s[kMom + d].value();
-        r.angular_momentum[d] = t.s[kAng + d].value();
-        r.mass_moment[d] = t.s[kMm + d].value();
-      }
-      r.max_accel = std::sqrt(t.max_a2);
-      r.finite = t.finite && std::isfinite(r.kinetic) && std::isfinite(r.potential);
-      return r;
+      return t.result(p.n);
     });
   }
 
