@@ -186,6 +186,29 @@ TEST(CudaForces, CutoffLawMatchesCpu) {
   }
 }
 
+TEST(CudaForces, PluginWithoutCodeForThisGpuIsRefused) {
+  REQUIRE_GPU();
+  if (cuda::archs_run_on("70-real", cuda::device_info().cc_major, cuda::device_info().cc_minor))
+    GTEST_SKIP() << "this GPU runs sm_70 code: the refusal cannot be shown here";
+  Registry reg;
+  reg.load_path(test::staged_plugin("old_arch"));
+  ASSERT_TRUE(reg.refused().empty()) << reg.refused()[0].reason;  // fine for CPU runs
+  const FactoryInfo* info = reg.find(PluginKind::Potential, "test_spring");
+  ASSERT_NE(info, nullptr);
+  RunInfo run;
+  run.backend = Backend::Cpu;
+  EXPECT_NO_THROW(reg.make_potential("test_spring", parse_params(info->schema, "", "t"), run));
+  run.backend = Backend::Cuda;
+  try {
+    reg.make_potential("test_spring", parse_params(info->schema, "", "t"), run);
+    FAIL() << "a plugin with sm_70 code only was accepted on this GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has GPU code for CUDA architectures \"70-real\" only"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("-DCMAKE_CUDA_ARCHITECTURES="), std::string::npos);
+  }
+}
+
 TEST(CudaForces, SplitAndUnsplitSourcesAgree) {
   REQUIRE_GPU();
   const HostParticles hp = random_particles(3, 20000, 5, 1.0);
