@@ -90,9 +90,9 @@ void check_objects(const Scenario& sc, const Registry& registry) {
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
     : scenario_(sc), quiet_(opt.quiet) {
+  if (sc.threads > 0) omp_set_num_threads(sc.threads);
   std::string note;
   backend_ = make_backend(sc.backend, note);
-  if (sc.threads > 0) omp_set_num_threads(sc.threads);
 
   run_.dim = sc.dim;
   run_.precision = sc.precision;
