@@ -97,6 +97,9 @@ Thermo thermo_at(std::uint64_t step, double time, int dim, std::uint64_t seed) {
   }
   t.temperature = 2 * t.r.kinetic / (dim * (t.r.n - 1.0));
   t.force_evaluations = step + 1;
+  t.dt = 1e-3 * (1 + std::abs(u(rng)));
+  t.rejected_steps = step / 3;
+  t.com_drift = std::abs(u(rng)) * 1e-13;
   return t;
 }
 
@@ -470,6 +473,7 @@ std::vector<double> expected_row(const Thermo& t, std::uint64_t step, double tim
   }
   v.push_back(t.temperature);
   v.push_back(double(t.force_evaluations));
+  v.insert(v.end(), {t.dt, double(t.rejected_steps), t.com_drift});
   return v;
 }
 
@@ -502,9 +506,9 @@ void thermo_round_trip(const std::string& name, int dim, const std::string& over
   ASSERT_EQ(lines.size(), rows.size() + 1);
   const std::string want_header =
       dim == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
-                 "force_evaluations"
+                 "force_evaluations,dt,rejected_steps,com_drift"
                : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,temperature,"
-                 "force_evaluations";
+                 "force_evaluations,dt,rejected_steps,com_drift";
   EXPECT_EQ(lines[0], want_header);
   const std::size_t columns = split(want_header, ',').size();
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -513,7 +517,8 @@ void thermo_round_trip(const std::string& name, int dim, const std::string& over
     const auto want = expected_row(rows[r], rows[r].step, rows[r].time, dim);
     // Integers are written as integers.
     EXPECT_EQ(cells.front(), std::to_string(rows[r].step));
-    EXPECT_EQ(cells.back(), std::to_string(rows[r].force_evaluations));
+    EXPECT_EQ(cells[columns - 4], std::to_string(rows[r].force_evaluations));
+    EXPECT_EQ(cells[columns - 2], std::to_string(rows[r].rejected_steps));
     for (std::size_t c = 0; c < columns; ++c) {
       char* end = nullptr;
       const double got = std::strtod(cells[c].c_str(), &end);

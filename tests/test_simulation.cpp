@@ -229,3 +229,31 @@ TEST_P(SimulationRun, NonFiniteStateStopsWithAClearError) {
     EXPECT_NE(std::string(e.what()).find("non-finite values"), std::string::npos) << e.what();
   }
 }
+
+TEST_P(SimulationRun, EndTimeStopsTheRun) {
+  // Fixed dt = 2 pi / 400: end_time = 1.0 is reached after ceil(400 / 2 pi) = 64 steps.
+  RunResult r = run_scenario("end-time", two_body("leapfrog", 400, 10, 3),
+                             {"simulation.end_time=1.0"});
+  EXPECT_EQ(r.sim->steps_done(), 64u);
+  EXPECT_NEAR(r.end.time, 64 * 2 * M_PI / 400, 1e-12);
+}
+
+TEST_P(SimulationRun, AccelerationCriterionSetsTheStep) {
+  // Two bodies of mass 0.5 at distance 1: |a| = 0.5 for both, so dt = eta sqrt(length / 0.5).
+  RunResult r = run_scenario("dt-control", two_body("leapfrog", 4, 25, 3),
+                             {"integrator.dt_control=\"acceleration\"", "integrator.dt_eta=0.01",
+                              "integrator.dt_length=1.0"});
+  // The leapfrog orbit's separation (and so |a|) varies by ~1e-4 with this step, and dt with it.
+  const double dt = 0.01 * std::sqrt(2.0);  // well below the fixed dt = pi/2, which caps it
+  EXPECT_NEAR(r.end.time, 100 * dt, 1e-3 * 100 * dt);
+  EXPECT_NEAR(r.end.dt, dt, 1e-3 * dt);
+  // A circular orbit keeps |a| constant: the energy stays as with a fixed step of that size.
+  EXPECT_LT(std::fabs(r.end.total - r.start.total), 1e-7);
+}
+
+TEST_P(SimulationRun, AdaptiveIntegratorEndsExactlyOnEndTime) {
+  RunResult r = run_scenario("dopri5-end", two_body("dopri5", 10, 10, 2),
+                             {"simulation.end_time=2.5"});
+  EXPECT_NEAR(r.end.time, 2.5, 1e-12);
+  EXPECT_LT(r.sim->steps_done(), 100u);  // dt = 2 pi / 10 tried first, adapted: not 100 steps
+}

@@ -402,7 +402,9 @@ const Schema& simulation_schema() {
                 "floating-point precision of particle data and kernels (sums are always double)")
         .choice("backend", "auto", {"auto", "cpu", "cuda"},
                 "where the particles live and the kernels run; auto = cuda if a GPU is present")
-        .integer("steps", 1000, "number of time steps", 0)
+        .integer("steps", 1000, "number of time steps (with end_time: the most steps taken)", 0)
+        .real("end_time", 0.0, "time",
+              "stop when the simulation time reaches this (0: run `steps` steps)", 0.0)
         .integer("seed", 1, "random seed for the generators and stochastic plugins", 0)
         .string("output", "", "output folder (empty: out/<name>, relative to the current directory)")
         .strings("plugin_paths", std::vector<std::string>{},
@@ -441,6 +443,23 @@ const Schema& particles_common_schema() {
                "shift every position of this block by this vector (dimension entries)", 0, 3)
         .reals("velocity", std::vector<double>{}, "length/time",
                "add this bulk velocity to every particle of this block (dimension entries)", 0, 3);
+    return k;
+  }();
+  return s;
+}
+
+const Schema& integrator_common_schema() {
+  static const Schema s = [] {
+    Schema k;
+    k.choice("dt_control", "fixed", {"fixed", "acceleration"},
+             "step size of fixed-step integrators: \"fixed\" = dt; \"acceleration\" = "
+             "min(dt, dt_eta sqrt(dt_length / max|a|)) every step (adaptive integrators such as "
+             "dopri5 control their own step)")
+        .real("dt_eta", 0.02, "1", "accuracy factor of the acceleration criterion", 0.0,
+              std::nullopt, true)
+        .real("dt_length", 0.01, "length",
+              "length scale of the acceleration criterion (typically the softening length)", 0.0,
+              std::nullopt, true);
     return k;
   }();
   return s;
@@ -518,6 +537,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.precision = sim.string("precision") == "float" ? Precision::Float : Precision::Double;
   sc.backend = sim.string("backend");
   sc.steps = std::uint64_t(sim.integer("steps"));
+  sc.end_time = sim.real("end_time");
   sc.seed = std::uint64_t(sim.integer("seed"));
   sc.output = !sim.string("output").empty() ? sim.string("output") : "out/" + sc.name;
   sc.progress_interval = std::uint64_t(sim.integer("progress_interval"));
@@ -693,8 +713,13 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   }
 
   // [integrator]
-  plugin_section(table_of("integrator"), PluginKind::Integrator, "[integrator]", "leapfrog", {},
-                 nullptr, "type", sc.integrator);
+  if (plugin_section(table_of("integrator"), PluginKind::Integrator, "[integrator]", "leapfrog", {},
+                     &integrator_common_schema(), "type", sc.integrator) &&
+      diag.ok()) {
+    sc.dt_acceleration = sc.integrator.params.string("dt_control") == "acceleration";
+    sc.dt_eta = sc.integrator.params.real("dt_eta");
+    sc.dt_length = sc.integrator.params.real("dt_length");
+  }
 
   block = 0;
   for (const toml::table* t : tables_of("modifier")) {

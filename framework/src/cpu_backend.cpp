@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <vector>
 
 #include "pardyn/backend.hpp"
@@ -51,8 +52,117 @@ Reductions reduce(const ParticleView<Real, Dim>& p) {
   return total.result(p.n);
 }
 
+// 2·dim arrays of n values, one after the other: x_0 .. x_{dim-1}, v_0 .. v_{dim-1}.
+template <class Real>
+class CpuState final : public StateVector {
+public:
+  CpuState(int dim, std::size_t n) : dim(dim), n(n), data(std::size_t(2 * dim) * n) {}
+  Real* comp(int c) { return data.data() + std::size_t(c) * n; }
+  const Real* comp(int c) const { return data.data() + std::size_t(c) * n; }
+  int dim;
+  std::size_t n;
+  std::vector<Real> data;
+};
+
+template <class Real>
+const CpuState<Real>& as_state(const StateVector& y, std::size_t n) {
+  const auto* s = dynamic_cast<const CpuState<Real>*>(&y);
+  if (!s || s->n != n)
+    throw Error("internal: a state vector of another backend, precision or size was used");
+  return *s;
+}
+template <class Real>
+CpuState<Real>& as_state(StateVector& y, std::size_t n) {
+  return const_cast<CpuState<Real>&>(as_state<Real>(static_cast<const StateVector&>(y), n));
+}
+
+// The store's array behind state component c: positions first, then velocities.
+template <class View>
+auto* state_array(const View& p, int c) {
+  return c < View::dim ? p.x[c] : p.v[c - View::dim];
+}
+
 class CpuOps final : public BackendOps {
 public:
+  std::unique_ptr<StateVector> new_state(const ParticleStore& s) override {
+    if (s.precision() == Precision::Float)
+      return std::make_unique<CpuState<float>>(s.dim(), s.size());
+    return std::make_unique<CpuState<double>>(s.dim(), s.size());
+  }
+  void get_state(const ParticleStore& s, StateVector& y) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      auto& st = as_state<Real>(y, p.n);
+      for (int c = 0; c < 2 * decltype(p)::dim; ++c)
+        std::copy(state_array(p, c), state_array(p, c) + p.n, st.comp(c));
+    });
+  }
+  void set_state(ParticleStore& s, const StateVector& y) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      const auto& st = as_state<Real>(y, p.n);
+      for (int c = 0; c < 2 * decltype(p)::dim; ++c)
+        std::copy(st.comp(c), st.comp(c) + p.n, state_array(p, c));
+    });
+  }
+  void get_derivative(const ParticleStore& s, StateVector& k) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      auto& st = as_state<Real>(k, p.n);
+      for (int d = 0; d < Dim; ++d) {
+        std::copy(p.v[d], p.v[d] + p.n, st.comp(d));
+        std::copy(p.a[d], p.a[d] + p.n, st.comp(Dim + d));
+      }
+    });
+  }
+  void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
+                       const StateVector* const* k) override {
+    if (m < 0 || m > 8) throw Error("internal: set_combination takes at most 8 terms");
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      const auto& base = as_state<Real>(y, p.n);
+      const Real* kk[8];
+      Real cc[8];
+      for (int comp = 0; comp < 2 * decltype(p)::dim; ++comp) {
+        for (int i = 0; i < m; ++i) {
+          kk[i] = as_state<Real>(*k[i], p.n).comp(comp);
+          cc[i] = Real(c[i]);
+        }
+        const Real* __restrict y0 = base.comp(comp);
+        Real* __restrict out = state_array(p, comp);
+#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
+        for (std::size_t j = 0; j < p.n; ++j) {
+          Real acc = y0[j];
+          for (int i = 0; i < m; ++i) acc = std::fma(cc[i], kk[i][j], acc);
+          out[j] = acc;
+        }
+      }
+    });
+  }
+  double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
+                    const StateVector* const* k, double atol, double rtol) override {
+    return visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      const auto& base = as_state<Real>(y, p.n);
+      double worst = 0;
+      for (int comp = 0; comp < 2 * decltype(p)::dim; ++comp) {
+        const Real* kk[8];
+        for (int i = 0; i < m; ++i) kk[i] = as_state<Real>(*k[i], p.n).comp(comp);
+        const Real* y0 = base.comp(comp);
+        const Real* y1 = state_array(p, comp);
+#pragma omp parallel for schedule(static) reduction(max : worst) if (p.n > kParallelMin)
+        for (std::size_t j = 0; j < p.n; ++j) {
+          double err = 0;
+          for (int i = 0; i < m; ++i) err = std::fma(e[i], double(kk[i][j]), err);
+          const double scale =
+              atol + rtol * std::max(std::fabs(double(y0[j])), std::fabs(double(y1[j])));
+          worst = std::max(worst, std::fabs(err) / scale);
+        }
+      }
+      return worst;
+    });
+  }
   void kick(ParticleStore& s, double dt) override {
     visit(s, [&](auto p) { pardyn::kick(p, typename decltype(p)::real(dt)); });
   }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -36,16 +37,16 @@ void Progress::clear_bar() {
   }
 }
 
-void Progress::update(std::uint64_t step) {
+void Progress::update(std::uint64_t step, double fraction) {
   last_step_ = step;
   if (quiet_ || total_ == 0) return;
   const auto now = std::chrono::steady_clock::now();
   const double el = std::chrono::duration<double>(now - start_).count();
   const double rate = el > 0 ? double(step) / el : 0.0;
-  const double eta = rate > 0 ? double(total_ - step) / rate : NAN;
-  const double frac = double(step) / double(total_);
+  const double frac = fraction >= 0 ? std::min(1.0, fraction) : double(step) / double(total_);
+  const double eta = frac > 0 ? el * (1.0 - frac) / frac : NAN;
   if (tty_) {
-    if (step != total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    if (frac < 1.0 && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
     const int width = 30, filled = int(frac * width);
     std::string bar(filled, '#');

@@ -49,7 +49,8 @@ private:
   void put(PluginKind kind, FactoryInfo& info, F& f) {
     info.kind = kind;
     info.library = origin_;
-    entries.push_back(Registry::Entry{std::move(info), Registry::AnyFactory(std::move(f)), lib_});
+    entries.push_back(
+        Registry::Entry{std::move(info), Registry::AnyFactory(std::move(f)), lib_, 0, ""});
   }
   std::shared_ptr<boost::dll::shared_library> lib_;
   std::string origin_;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "pardyn/math.hpp"
 #include "pardyn/output.hpp"
 
 namespace fs = std::filesystem;
@@ -75,6 +76,7 @@ void check_objects(const Scenario& sc, const Registry& registry) {
   run.seed = sc.seed;
   run.scenario_dir = sc.dir;
   run.quiet = true;
+  run.end_time = sc.end_time;
   for (const auto& pb : sc.particles) registry.make_generator(pb.type, pb.params, run);
   for (const auto& p : sc.potentials) {
     auto pot = registry.make_potential(p.type, p.params, run);
@@ -102,6 +104,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   run_.output_dir = fs::absolute(opt.output.empty() ? sc.output : opt.output).lexically_normal().string();
   run_.scenario_dir = sc.dir;
   run_.quiet = opt.quiet;
+  run_.end_time = sc.end_time;
   progress_ = std::make_unique<Progress>(sc.steps, opt.quiet);
   if (!note.empty()) progress_->message(note);
 
@@ -206,10 +209,16 @@ Thermo Simulation::thermo_now() {
   t.time = time_;
   t.r = backend_.ops->reduce(*store_);
   t.total = t.r.kinetic + t.r.potential;
+  double com[3] = {0, 0, 0};
+  for (int d = 0; d < 3; ++d) com[d] = t.r.mass > 0 ? t.r.mass_moment[d] / t.r.mass : 0.0;
   if (!have_e0_) {
     e0_ = t.total;
+    std::copy(com, com + 3, com0_);
     have_e0_ = true;
   }
+  t.com_drift = std::sqrt(sq(com[0] - com0_[0]) + sq(com[1] - com0_[1]) + sq(com[2] - com0_[2]));
+  t.dt = last_dt_;
+  t.rejected_steps = integrator_->rejected_steps();
   t.initial_total = e0_;
   t.relative_drift = e0_ != 0 ? (t.total - e0_) / std::fabs(e0_) : t.total - e0_;
   const double dof = double(run_.dim) * (double(t.r.n) - 1.0);
@@ -261,23 +270,37 @@ void Simulation::run() {
     compute_forces();
     step_ = 0;
     observe(scenario_.steps == 0);
-    const double dt = integrator_->dt();
+    const double dt_max = integrator_->dt();
+    const bool control = scenario_.dt_acceleration && !integrator_->adaptive();
+    const double end_time = scenario_.end_time;
     for (std::uint64_t s = 1; s <= scenario_.steps; ++s) {
       step_ = s;
-      need_energy_ = wants_energy(s);
+      if (control) {
+        // dt = eta sqrt(length / max|a|), reduced on the backend (on the GPU for CUDA runs).
+        const double amax = backend_.ops->reduce(*store_).max_accel;
+        const double dt = amax > 0 ? scenario_.dt_eta * std::sqrt(scenario_.dt_length / amax) : dt_max;
+        integrator_->set_dt(std::min(dt_max, dt));
+      }
+      const bool last = s == scenario_.steps ||
+                        (end_time > 0 && time_ + integrator_->dt() >= end_time * (1 - 1e-12));
+      need_energy_ = wants_energy(s) || last;
       integrator_->step(*this);
       for (auto& m : modifiers_) m->apply(*this);
-      time_ = double(s) * dt;
+      last_dt_ = integrator_->last_dt();
+      time_ += last_dt_;
       steps_done_ = s;
-      const bool stopping = stop_requested_.load();
+      const bool finished = end_time > 0 && time_ >= end_time * (1 - 1e-12);
+      const bool stopping = stop_requested_.load() || finished;
       if (stopping && !need_energy_) {
         need_energy_ = true;  // the final observation needs energies
         compute_forces();
       }
       observe(s == scenario_.steps || stopping);
-      progress_->update(s);
+      progress_->update(s, end_time > 0 ? time_ / end_time : -1.0);
+      if (finished) break;
       if (stopping) {
-        progress_->message("stopped at step " + std::to_string(s) + " on request; output is complete up to it");
+        progress_->message("stopped at step " + std::to_string(s) +
+                           " on request; output is complete up to it");
         break;
       }
     }

@@ -12,6 +12,7 @@ class Euler final : public Integrator {
 public:
   explicit Euler(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
+  void set_dt(double dt) override { dt_ = dt; }
   void step(StepContext& ctx) override {
     auto& ops = ctx.ops();
     ops.drift(ctx.store(), dt_);  // with v(t)

@@ -55,9 +55,9 @@ public:
     if (!out_) throw Error("thermo observer: cannot write " + path_ + ": " + std::strerror(errno));
     have_last_step_ = false;
     write_line(dim_ == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
-                           "force_evaluations\n"
+                           "force_evaluations,dt,rejected_steps,com_drift\n"
                          : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,"
-                           "temperature,force_evaluations\n");
+                           "temperature,force_evaluations,dt,rejected_steps,com_drift\n");
   }
 
   void observe(const ObserveContext& ctx) override {
@@ -92,6 +92,10 @@ public:
     field(t.temperature);
     line += ',';
     append_uint(line, t.force_evaluations);
+    field(t.dt);
+    line += ',';
+    append_uint(line, t.rejected_steps);
+    field(t.com_drift);
     line += '\n';
     write_line(line);
   }
@@ -123,9 +127,11 @@ private:
 const char* const kDoc = R"(Writes the global quantities as CSV, one row per observation (at step 0,
 every `interval` steps and at the last step), flushed after each row. Numbers are written with the
 fewest digits that read back to the same double. Columns, in 3D:
-  step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,temperature,force_evaluations
+  step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,temperature,force_evaluations,
+  dt,rejected_steps,com_drift
 and in 2D (momentum in the plane, angular momentum about z only):
-  step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,force_evaluations
+  step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,force_evaluations,dt,
+  rejected_steps,com_drift
   step               integration steps taken
   time               simulation time (time)
   kinetic            K = sum 1/2 m |v|^2 (energy)
@@ -135,7 +141,11 @@ and in 2D (momentum in the plane, angular momentum about z only):
   px, py, pz         total momentum sum m v (mass length/time)
   lx, ly, lz         total angular momentum about the origin sum m x cross v (mass length^2/time)
   temperature        2 K / (dof k_B), k_B = 1, dof = dim (N - 1) (energy)
-  force_evaluations  force field evaluations so far
+  force_evaluations  force field evaluations so far (the cost axis of integrator comparisons)
+  dt                 size of the last step (time); varies with adaptive integrators and
+                     dt_control = "acceleration"
+  rejected_steps     steps an adaptive integrator tried and rejected so far
+  com_drift          distance of the centre of mass from its position at step 0 (length)
 All sums are reduced in double with compensated summation.)";
 
 void register_thermo(Registrar& r) {

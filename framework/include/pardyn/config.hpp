@@ -34,6 +34,7 @@ struct Scenario {
   Precision precision = Precision::Double;
   std::string backend = "auto";
   std::uint64_t steps = 0;
+  double end_time = 0;  // > 0: stop when the simulation time reaches it (steps is then a cap)
   std::uint64_t seed = 1;
   std::string output;  // output folder
   std::uint64_t progress_interval = 0;  // terminal thermo line every this many steps (0 = auto)
@@ -42,6 +43,9 @@ struct Scenario {
   std::vector<ParticleBlock> particles;
   std::vector<PotentialSpec> potentials;
   PluginSpec integrator;
+  // The framework's step control for fixed-step integrators ([integrator] dt_control = ...).
+  bool dt_acceleration = false;
+  double dt_eta = 0.02, dt_length = 0.01;
   std::vector<PluginSpec> modifiers;
   std::vector<PluginSpec> outputs;
   std::string resolved_toml;  // every key with its value (defaults filled in), as TOML
@@ -60,6 +64,7 @@ ParamSet parse_params(const Schema& schema, const std::string& toml_text,
 const Schema& simulation_schema();
 const Schema& box_schema();
 const Schema& particles_common_schema();
+const Schema& integrator_common_schema();
 
 // Edit distance, for "did you mean" hints.
 std::size_t edit_distance(const std::string& a, const std::string& b);

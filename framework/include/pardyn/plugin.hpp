@@ -31,6 +31,7 @@ struct RunInfo {
   std::string output_dir;   // the run's output folder (created before observers start)
   std::string scenario_dir; // folder of the scenario file, for relative paths
   bool quiet = false;
+  double end_time = 0;      // [simulation] end_time (0: none); adaptive integrators end on it
 };
 
 // Sums over all particles, in double with compensated summation (see compensated.hpp).
@@ -47,11 +48,31 @@ struct Reductions {
   bool finite = true;                      // no NaN/Inf in positions, velocities, accelerations
 };
 
+// Particle-shaped vectors for multi-stage integrators: one value per particle and component of the
+// state (x, v), i.e. 2·dim arrays of N values in the store's precision, in the backend's memory.
+class StateVector {
+public:
+  virtual ~StateVector() = default;
+};
+
 // Element-wise operations on the particle store, implemented once per backend. Integrators and
 // modifiers are written against these so that the same plugin runs on the CPU and the GPU.
 class BackendOps {
 public:
   virtual ~BackendOps() = default;
+  // --- state vectors (multi-stage integrators) ---
+  virtual std::unique_ptr<StateVector> new_state(const ParticleStore& s) = 0;
+  virtual void get_state(const ParticleStore& s, StateVector& y) = 0;  // y = (x, v)
+  virtual void set_state(ParticleStore& s, const StateVector& y) = 0;  // (x, v) = y
+  virtual void get_derivative(const ParticleStore& s, StateVector& k) = 0;  // k = (v, a)
+  // (x, v) = y + sum_i c[i] k[i], for m <= 8 terms.
+  virtual void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
+                               const StateVector* const* k) = 0;
+  // The scaled error of an embedded Runge-Kutta pair: the largest, over particles and components,
+  // of |sum_i e[i] k[i]| / (atol + rtol max(|y|, |(x, v) of the store|)).
+  virtual double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
+                            const StateVector* const* k, double atol, double rtol) = 0;
+  // --- element-wise ---
   virtual void kick(ParticleStore& s, double dt) = 0;   // v += a dt
   virtual void drift(ParticleStore& s, double dt) = 0;  // x += v dt
   virtual void scale_velocities(ParticleStore& s, double factor) = 0;
@@ -122,10 +143,20 @@ public:
 class Integrator {
 public:
   virtual ~Integrator() = default;
-  // Advances the state by one step of dt(); forces in the store are valid for the current positions on
-  // entry and must be valid for the new positions on exit.
+  // Advances the state by one step; forces in the store are valid for the current positions on entry
+  // and must be valid for the new positions on exit.
   virtual void step(StepContext& ctx) = 0;
+  // The step the next call to step() will take (for adaptive methods, the current estimate).
   virtual double dt() const = 0;
+  // The step the last call to step() took (adaptive methods: the accepted step).
+  virtual double last_dt() const { return dt(); }
+  // Sets the step of a fixed-step method (the framework's acceleration criterion uses it). Adaptive
+  // methods choose their own and ignore it.
+  virtual void set_dt(double) {}
+  // Whether the method controls its step itself (the framework then leaves dt alone).
+  virtual bool adaptive() const { return false; }
+  // Rejected steps so far (adaptive methods), reported in thermo.
+  virtual std::uint64_t rejected_steps() const { return 0; }
 };
 
 class Modifier {
@@ -158,6 +189,9 @@ struct Thermo {
   double relative_drift = 0;        // (E - E0) / |E0|
   double temperature = 0;           // 2 K / (dof k_B), k_B = 1
   std::uint64_t force_evaluations = 0;
+  double dt = 0;                    // the last step's size
+  std::uint64_t rejected_steps = 0;  // adaptive integrators: steps tried and rejected so far
+  double com_drift = 0;             // distance of the centre of mass from where it was at step 0
 };
 
 struct ObserveContext {

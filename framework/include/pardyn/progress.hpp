@@ -13,7 +13,9 @@ namespace pardyn {
 class Progress {
 public:
   Progress(std::uint64_t total_steps, bool quiet);
-  void update(std::uint64_t step);         // call after each step
+  // Call after each step; `fraction` (0..1) is the progress when it is not step / total (a run to
+  // an end time), negative otherwise.
+  void update(std::uint64_t step, double fraction = -1.0);
   void thermo_line(const Thermo& t, int dim);  // prints a table row (header the first time)
   void message(const std::string& line);    // a line that must not be garbled by the bar
   void finish(std::uint64_t steps_done);

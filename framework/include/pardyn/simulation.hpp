@@ -77,6 +77,8 @@ private:
   bool need_energy_ = true;
   bool have_e0_ = false;
   double e0_ = 0;
+  double com0_[3] = {0, 0, 0};
+  double last_dt_ = 0;
   std::uint64_t last_finite_step_ = 0;
   std::atomic<bool> stop_requested_{false};
   bool quiet_ = false;

@@ -361,6 +361,82 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ParticleView<Real, Dim
 // ---------------------------------------------------------------------------------------------------
 // The operations.
 
+// ---------------------------------------------------------------------------------------------------
+// State vectors for multi-stage integrators: 2·dim arrays of n values in one device allocation.
+
+template <class Real>
+class CudaState final : public StateVector {
+public:
+  CudaState(int dim, std::size_t n) : dim(dim), n(n) {
+    data = static_cast<Real*>(device_memory().allocate(std::size_t(2 * dim) * n * sizeof(Real) + 1));
+  }
+  ~CudaState() override { device_memory().deallocate(data); }
+  CudaState(const CudaState&) = delete;
+  CudaState& operator=(const CudaState&) = delete;
+  Real* comp(int c) const { return data + std::size_t(c) * n; }
+  int dim;
+  std::size_t n;
+  Real* data = nullptr;
+};
+
+template <class Real>
+const CudaState<Real>& as_state(const StateVector& y, std::size_t n) {
+  const auto* s = dynamic_cast<const CudaState<Real>*>(&y);
+  if (!s || s->n != n)
+    throw Error("internal: a state vector of another backend, precision or size was used");
+  return *s;
+}
+
+// The store's arrays of the state, x_0..x_{dim-1}, v_0..v_{dim-1}, and up to 8 terms.
+template <class Real>
+struct CombineArgs {
+  Real* out[6];
+  const Real* base;
+  const Real* k[8];
+  double c[8];
+  int m;
+  int comps;
+  std::size_t n;
+};
+
+template <class Real>
+__global__ void __launch_bounds__(kThreads) combine_kernel(const CombineArgs<Real> a) {
+  const std::size_t total = a.n * std::size_t(a.comps);
+  for (std::size_t t = first_index(); t < total; t += grid_stride()) {
+    const int comp = int(t / a.n);
+    const std::size_t j = t - std::size_t(comp) * a.n;
+    Real acc = a.base[t];
+    for (int i = 0; i < a.m; ++i) acc = fma(Real(a.c[i]), a.k[i][t], acc);
+    a.out[comp][j] = acc;
+  }
+}
+
+// Largest scaled error per block; the host takes the maximum over the blocks.
+template <class Real>
+__global__ void __launch_bounds__(kThreads) error_kernel(const CombineArgs<Real> a, double atol,
+                                                         double rtol, double* block_max) {
+  double worst = 0;
+  const std::size_t total = a.n * std::size_t(a.comps);
+  for (std::size_t t = first_index(); t < total; t += grid_stride()) {
+    const int comp = int(t / a.n);
+    const std::size_t j = t - std::size_t(comp) * a.n;
+    double err = 0;
+    for (int i = 0; i < a.m; ++i) err = fma(a.c[i], double(a.k[i][t]), err);
+    const double scale = atol + rtol * fmax(fabs(double(a.base[t])), fabs(double(a.out[comp][j])));
+    worst = fmax(worst, fabs(err) / scale);
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    worst = fmax(worst, __shfl_down_sync(kFullMask, worst, offset));
+  __shared__ double warp_max[kThreads / 32];
+  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = worst;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b = 0;
+    for (int w = 0; w < kThreads / 32; ++w) b = fmax(b, warp_max[w]);
+    block_max[blockIdx.x] = b;
+  }
+}
+
 class CudaOps final : public BackendOps {
 public:
   CudaOps() {
@@ -377,6 +453,91 @@ public:
     if (partials_dev_) check_noexcept(cudaFree(partials_dev_), "cudaFree (reduction partials)");
     if (partials_host_)
       check_noexcept(cudaFreeHost(partials_host_), "cudaFreeHost (reduction partials)");
+  }
+
+  std::unique_ptr<StateVector> new_state(const ParticleStore& s) override {
+    if (s.precision() == Precision::Float)
+      return std::make_unique<CudaState<float>>(s.dim(), s.size());
+    return std::make_unique<CudaState<double>>(s.dim(), s.size());
+  }
+  void get_state(const ParticleStore& s, StateVector& y) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      const auto& st = as_state<Real>(y, p.n);
+      for (int d = 0; d < Dim; ++d) {
+        device_memory().copy(st.comp(d), p.x[d], p.n * sizeof(Real));
+        device_memory().copy(st.comp(Dim + d), p.v[d], p.n * sizeof(Real));
+      }
+    });
+  }
+  void set_state(ParticleStore& s, const StateVector& y) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      const auto& st = as_state<Real>(y, p.n);
+      for (int d = 0; d < Dim; ++d) {
+        device_memory().copy(p.x[d], st.comp(d), p.n * sizeof(Real));
+        device_memory().copy(p.v[d], st.comp(Dim + d), p.n * sizeof(Real));
+      }
+    });
+  }
+  void get_derivative(const ParticleStore& s, StateVector& k) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      const auto& st = as_state<Real>(k, p.n);
+      for (int d = 0; d < Dim; ++d) {
+        device_memory().copy(st.comp(d), p.v[d], p.n * sizeof(Real));
+        device_memory().copy(st.comp(Dim + d), p.a[d], p.n * sizeof(Real));
+      }
+    });
+  }
+  template <class View, class Real = typename View::real>
+  CombineArgs<Real> combine_args(const View& p, const StateVector& y, int m, const double* c,
+                                 const StateVector* const* k) {
+    if (m < 0 || m > 8) throw Error("internal: a state combination takes at most 8 terms");
+    constexpr int Dim = View::dim;
+    CombineArgs<Real> a{};
+    for (int d = 0; d < Dim; ++d) {
+      a.out[d] = p.x[d];
+      a.out[Dim + d] = p.v[d];
+    }
+    a.base = as_state<Real>(y, p.n).data;
+    for (int i = 0; i < m; ++i) {
+      a.k[i] = as_state<Real>(*k[i], p.n).data;
+      a.c[i] = c[i];
+    }
+    a.m = m;
+    a.comps = 2 * Dim;
+    a.n = p.n;
+    return a;
+  }
+  void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
+                       const StateVector* const* k) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      if (p.n == 0) return;
+      const auto a = combine_args(p, y, m, c, k);
+      combine_kernel<Real><<<grid(p.n * a.comps), kThreads>>>(a);
+      PARDYN_CUDA_CHECK_LAUNCH("combine_kernel");
+    });
+  }
+  double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
+                    const StateVector* const* k, double atol, double rtol) override {
+    return visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      if (p.n == 0) return 0.0;
+      const auto a = combine_args(p, y, m, e, k);
+      const int blocks = grid(p.n * a.comps);
+      auto* block_max = static_cast<double*>(scratch(blocks * sizeof(double)));
+      error_kernel<Real><<<blocks, kThreads>>>(a, atol, rtol, block_max);
+      PARDYN_CUDA_CHECK_LAUNCH("error_kernel");
+      std::vector<double> host(blocks);
+      PARDYN_CUDA_CHECK(cudaMemcpy(host.data(), block_max, blocks * sizeof(double),
+                                   cudaMemcpyDeviceToHost));
+      return *std::max_element(host.begin(), host.end());
+    });
   }
 
   void kick(ParticleStore& s, double dt) override {
