@@ -199,6 +199,13 @@ void Simulation::compute_forces() {
   ++force_evals_;
 }
 
+void Simulation::compute_stage_forces() {
+  const bool energy = need_energy_;
+  need_energy_ = false;
+  compute_forces();
+  need_energy_ = energy;
+}
+
 void Simulation::apply_boundaries() {
   if (run_.box.any_periodic(run_.dim)) backend_.ops->wrap_periodic(*store_, run_.box);
 }

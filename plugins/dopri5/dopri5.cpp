@@ -85,7 +85,9 @@ public:
         for (int j = 0; j < i; ++j) c[j] = kA[i][j] * h;
         ops.set_combination(s, *y_, i, c, k);
         ctx.apply_boundaries();
-        ctx.compute_forces();
+        // The last stage is the new state (FSAL): energies, if wanted, are computed there only.
+        if (i + 1 < kStages) ctx.compute_stage_forces();
+        else ctx.compute_forces();
         ops.get_derivative(s, *k_[i]);
       }
       // The store now holds the fifth-order solution and its forces: all an accepted step needs.

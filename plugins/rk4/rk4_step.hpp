@@ -38,7 +38,7 @@ inline void rk4_step(StepContext& ctx, double h, Rk4Work& w, const StateVector& 
   for (int i = 0; i < 3; ++i) {
     ops.set_combination(s, *w.y, 1, &c[i], &prev);
     ctx.apply_boundaries();
-    ctx.compute_forces();
+    ctx.compute_stage_forces();  // energies, if wanted, at the final state only
     ops.get_derivative(s, *w.k[i + 1]);
     prev = w.k[i + 1].get();
   }

@@ -30,7 +30,8 @@ public:
       ops.kick(s, kick[i] * dt_);
       ops.drift(s, drift[i] * dt_);
       ctx.apply_boundaries();
-      ctx.compute_forces();
+      if (i < 2) ctx.compute_stage_forces();  // energies, if wanted, at the final state only
+      else ctx.compute_forces();
     }
     ops.kick(s, kick[3] * dt_);
   }

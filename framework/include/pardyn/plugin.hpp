@@ -134,6 +134,9 @@ public:
   // Evaluates the whole force field at the current positions into the store's accelerations (and, on
   // steps where an observer needs them, energies and virials). Counted as one force evaluation.
   virtual void compute_forces() = 0;
+  // The same for an intermediate stage of a multi-stage method: forces only, never energies, which
+  // are wanted only at the step's final state. Integrators call compute_forces() for that one.
+  virtual void compute_stage_forces() { compute_forces(); }
   // Wraps periodic axes and applies boundary conditions after positions changed.
   virtual void apply_boundaries() = 0;
   virtual std::uint64_t step() const = 0;  // the step being taken (1 for the first)

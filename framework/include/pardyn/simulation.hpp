@@ -41,6 +41,7 @@ public:
   const RunInfo& run_info() const { return run_; }
   const RunInfo& run() const override { return run_; }
   void compute_forces() override;
+  void compute_stage_forces() override;
   void apply_boundaries() override;
   std::uint64_t step() const override { return step_; }
   double time() const override { return time_; }
