@@ -196,7 +196,7 @@ public:
         const Real lo = Real(box.lo[d]), L = Real(box.length(d)), invL = Real(1.0 / box.length(d));
         Real* __restrict x = p.x[d];
 #pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
-        for (std::size_t i = 0; i < p.n; ++i) x[i] -= L * std::floor((x[i] - lo) * invL);
+        for (std::size_t i = 0; i < p.n; ++i) x[i] = wrap_into_box(x[i], lo, L, invL);
       }
     });
   }

@@ -1,6 +1,8 @@
 // The simulation box: bounds and a boundary condition per axis.
 #pragma once
 
+#include <cmath>
+
 #include "pardyn/core.hpp"
 
 namespace pardyn {
@@ -27,6 +29,17 @@ struct Box {
     return false;
   }
 };
+
+// A coordinate mapped back into [lo, lo + L) on a periodic axis: x - L floor((x - lo) / L), as one
+// fused multiply-add, identically on every backend.
+template <typename Real>
+PARDYN_HD PARDYN_INLINE Real wrap_into_box(Real x, Real lo, Real L, Real invL) {
+#if defined(__CUDA_ARCH__)
+  return fma(-L, floor((x - lo) * invL), x);
+#else
+  return std::fma(-L, std::floor((x - lo) * invL), x);
+#endif
+}
 
 // What a kernel needs of the box, in the run's precision: lengths of periodic axes (0 for the others).
 template <typename Real>

@@ -306,9 +306,7 @@ __global__ void __launch_bounds__(kThreads) wrap_kernel(ParticleView<Real, Dim> 
 #pragma unroll
     for (int d = 0; d < Dim; ++d) {
       if (!w.periodic[d]) continue;  // the same for every thread: no divergence
-      const Real x = p.x[d][i];
-      // x - L floor((x - lo) / L), as the CPU backend computes it (contracted to one FMA there too)
-      p.x[d][i] = fma(-w.L[d], floor((x - w.lo[d]) * w.invL[d]), x);
+      p.x[d][i] = wrap_into_box(p.x[d][i], w.lo[d], w.L[d], w.invL[d]);
     }
   }
 }
