@@ -100,6 +100,7 @@ Thermo thermo_at(std::uint64_t step, double time, int dim, std::uint64_t seed) {
   t.dt = 1e-3 * (1 + std::abs(u(rng)));
   t.rejected_steps = step / 3;
   t.com_drift = std::abs(u(rng)) * 1e-13;
+  t.pressure = u(rng);
   return t;
 }
 
@@ -362,7 +363,7 @@ TEST(VtkObserver, Schema) {
       pardyn::test::registry().make_observer("vtk", params, run_info(dir, 3, Precision::Double));
   const unsigned want = ParticleStore::kPosition | ParticleStore::kVelocity |
                         ParticleStore::kAcceleration | ParticleStore::kMass | ParticleStore::kType |
-                        ParticleStore::kId | ParticleStore::kEpot;
+                        ParticleStore::kId | ParticleStore::kEpot | ParticleStore::kLabels;
   EXPECT_EQ(obs->fields(), want);
   EXPECT_EQ(obs->interval(), 100u);
 }
@@ -473,7 +474,7 @@ std::vector<double> expected_row(const Thermo& t, std::uint64_t step, double tim
   }
   v.push_back(t.temperature);
   v.push_back(double(t.force_evaluations));
-  v.insert(v.end(), {t.dt, double(t.rejected_steps), t.com_drift});
+  v.insert(v.end(), {t.dt, double(t.rejected_steps), t.com_drift, t.pressure});
   return v;
 }
 
@@ -506,9 +507,9 @@ void thermo_round_trip(const std::string& name, int dim, const std::string& over
   ASSERT_EQ(lines.size(), rows.size() + 1);
   const std::string want_header =
       dim == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
-                 "force_evaluations,dt,rejected_steps,com_drift"
+                 "force_evaluations,dt,rejected_steps,com_drift,pressure"
                : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,temperature,"
-                 "force_evaluations,dt,rejected_steps,com_drift";
+                 "force_evaluations,dt,rejected_steps,com_drift,pressure";
   EXPECT_EQ(lines[0], want_header);
   const std::size_t columns = split(want_header, ',').size();
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -517,8 +518,8 @@ void thermo_round_trip(const std::string& name, int dim, const std::string& over
     const auto want = expected_row(rows[r], rows[r].step, rows[r].time, dim);
     // Integers are written as integers.
     EXPECT_EQ(cells.front(), std::to_string(rows[r].step));
-    EXPECT_EQ(cells[columns - 4], std::to_string(rows[r].force_evaluations));
-    EXPECT_EQ(cells[columns - 2], std::to_string(rows[r].rejected_steps));
+    EXPECT_EQ(cells[columns - 5], std::to_string(rows[r].force_evaluations));
+    EXPECT_EQ(cells[columns - 3], std::to_string(rows[r].rejected_steps));
     for (std::size_t c = 0; c < columns; ++c) {
       char* end = nullptr;
       const double got = std::strtod(cells[c].c_str(), &end);

@@ -602,14 +602,17 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
           diag.error(bt.source(), "[box] hi must be greater than lo on every axis (axis " +
                                       std::to_string(d) + ")");
       }
-      for (int d = 0; d < sc.dim; ++d)
-        if (sc.box.boundary[d] == Boundary::Wall)
-          diag.error(bt.source(), "boundary \"wall\" needs the walls potential, which this version "
-                                  "of pardyn does not have yet; use \"open\" or \"periodic\"");
     }
   }
 
-  const RunInfo probe{sc.dim, sc.precision, Backend::Cpu, sc.box, sc.seed, "", sc.dir, true};
+  RunInfo probe;
+  probe.dim = sc.dim;
+  probe.precision = sc.precision;
+  probe.backend = Backend::Cpu;
+  probe.box = sc.box;
+  probe.seed = sc.seed;
+  probe.scenario_dir = sc.dir;
+  probe.quiet = true;
   // A plugin section: type = "name" plus that plugin's keys.
   auto plugin_section = [&](const toml::table& t, PluginKind kind, const std::string& label,
                             const std::string& default_type, const std::set<std::string>& extra,

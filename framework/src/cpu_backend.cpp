@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pardyn/backend.hpp"
+#include "pardyn/boundary_ops.hpp"
 #include "pardyn/reduction.hpp"
 #include "pardyn/cuda.hpp"
 
@@ -202,6 +203,43 @@ public:
   }
   Reductions reduce(const ParticleStore& s) override {
     return visit(s, [&](auto p) { return pardyn::reduce(p); });
+  }
+  void reflect_walls(ParticleStore& s, const Box& box, double e) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      for (int d = 0; d < decltype(p)::dim; ++d) {
+        if (box.boundary[d] != Boundary::Wall) continue;
+        const Real lo = Real(box.lo[d]), hi = Real(box.hi[d]);
+        Real* __restrict x = p.x[d];
+        Real* __restrict v = p.v[d];
+#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
+        for (std::size_t i = 0; i < p.n; ++i) reflect_axis(x[i], v[i], lo, hi, Real(e));
+      }
+    });
+  }
+  void flip_at_walls(ParticleStore& s, const Box& box, double e, double dt) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      for (int d = 0; d < decltype(p)::dim; ++d) {
+        if (box.boundary[d] != Boundary::Wall) continue;
+        const Real lo = Real(box.lo[d]), hi = Real(box.hi[d]);
+        const Real* __restrict x = p.x[d];
+        Real* __restrict v = p.v[d];
+#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
+        for (std::size_t i = 0; i < p.n; ++i) flip_axis(x[i], v[i], lo, hi, Real(e), Real(dt));
+      }
+    });
+  }
+  void langevin(ParticleStore& s, double c1, double T, std::uint64_t seed,
+                std::uint64_t step) override {
+    visit(s, [&](auto p) {
+      for (int d = 0; d < decltype(p)::dim; ++d) {
+        auto* __restrict v = p.v[d];
+#pragma omp parallel for schedule(static) if (p.n > kParallelMin / 8)
+        for (std::size_t i = 0; i < p.n; ++i)
+          v[i] = langevin_velocity(v[i], p.mass[i], c1, T, seed, step, p.id[i], d);
+      }
+    });
   }
 };
 

@@ -81,9 +81,11 @@ void check_objects(const Scenario& sc, const Registry& registry) {
   for (const auto& p : sc.potentials) {
     auto pot = registry.make_potential(p.type, p.params, run);
     auto scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run);
-    if (!pot->supports(scheme->neighbourhood().kind))
+    const auto kind = scheme->neighbourhood().kind;
+    if (!pot->supports(kind))
       throw Error("potential \"" + p.type + "\" (" + p.where + ") cannot be used with scheme \"" +
-                  p.scheme.type + "\"");
+                  p.scheme.type + "\"" +
+                  (pot->unsupported_reason(kind).empty() ? "" : ": " + pot->unsupported_reason(kind)));
   }
   registry.make_integrator(sc.integrator.type, sc.integrator.params, run);
   for (const auto& m : sc.modifiers) registry.make_modifier(m.type, m.params, run);
@@ -118,15 +120,50 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     ft.potential = registry.make_potential(p.type, p.params, run_);
     ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
     const auto kind = ft.scheme->neighbourhood().kind;
-    if (!ft.potential->supports(kind))
-      throw Error(ft.label + " cannot be used with scheme \"" + p.scheme.type + "\"");
+    if (!ft.potential->supports(kind)) {
+      const std::string why = ft.potential->unsupported_reason(kind);
+      throw Error(ft.label + " cannot be used with scheme \"" + p.scheme.type + "\"" +
+                  (why.empty() ? "" : ": " + why));
+    }
+    if (const HardWalls* w = ft.potential->hard_walls()) {
+      if (has_walls_) throw Error(ft.label + ": only one walls potential may be given");
+      has_walls_ = true;
+      walls_ = *w;
+    }
+    if (ft.potential->external()) momentum_conserved_ = false;
     forces_.push_back(std::move(ft));
   }
+  bool wall_axis = false;
+  for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
+  if (has_walls_ && !wall_axis)
+    throw Error("a walls potential is given but no axis of [box] has boundary \"wall\"; set "
+                "boundary = \"wall\" (or one value per axis) in [box]");
+  if (wall_axis) {
+    has_walls_ = true;  // boundary = "wall" without a walls potential: elastic mirror walls
+    momentum_conserved_ = false;
+    check_inside_walls();
+  }
+  // Potential labels for thermo: the type, numbered when a type appears more than once.
+  for (std::size_t k = 0; k < sc.potentials.size(); ++k) {
+    std::size_t same = 0, index = 0;
+    for (std::size_t j = 0; j < sc.potentials.size(); ++j)
+      if (sc.potentials[j].type == sc.potentials[k].type) {
+        if (j < k) ++index;
+        ++same;
+      }
+    run_.potential_labels.push_back(same > 1 ? sc.potentials[k].type + "_" + std::to_string(index)
+                                             : sc.potentials[k].type);
+  }
   integrator_ = registry.make_integrator(sc.integrator.type, sc.integrator.params, run_);
-  for (const auto& m : sc.modifiers)
+  for (const auto& m : sc.modifiers) {
     modifiers_.push_back(registry.make_modifier(m.type, m.params, run_));
-  for (const auto& o : sc.outputs)
+    if (!modifiers_.back()->conserves_momentum()) momentum_conserved_ = false;
+  }
+  for (const auto& o : sc.outputs) {
     observers_.push_back(registry.make_observer(o.type, o.params, run_));
+    analysis_first_.push_back(run_.extra_columns.size());
+    for (const auto& c : observers_.back()->columns()) run_.extra_columns.push_back(c);
+  }
 
   progress_interval_ = sc.progress_interval ? sc.progress_interval : std::max<std::uint64_t>(1, sc.steps / 10);
 
@@ -192,11 +229,43 @@ void Simulation::compute_forces() {
   req.energy = need_energy_;
   req.virial = need_energy_;
   req.box = &run_.box;
-  for (auto& f : forces_) {
+  // With several potentials, each one's energy is the growth of the total it leaves behind.
+  const bool split = need_energy_ && forces_.size() > 1;
+  if (need_energy_) term_energy_.assign(forces_.size(), 0.0);
+  double before = 0;
+  for (std::size_t k = 0; k < forces_.size(); ++k) {
+    auto& f = forces_[k];
     f.scheme->update(*store_, run_.box, f.potential->cutoff());
     f.potential->compute(*store_, f.scheme->neighbourhood(), req);
+    if (split) {
+      const double now = backend_.ops->reduce(*store_).potential;
+      term_energy_[k] = now - before;
+      before = now;
+    }
   }
   ++force_evals_;
+}
+
+void Simulation::check_inside_walls() {
+  HostParticles hp(run_.dim);
+  store_->download(hp, ParticleStore::kPosition);
+  for (int d = 0; d < run_.dim; ++d) {
+    if (run_.box.boundary[d] != Boundary::Wall) continue;
+    for (std::size_t i = 0; i < hp.size(); ++i)
+      if (hp.x[d][i] < run_.box.lo[d] || hp.x[d][i] > run_.box.hi[d])
+        throw Error("particle " + std::to_string(i) + " starts outside the walled box: its " +
+                    "xyz"[d] + " = " + std::to_string(hp.x[d][i]) + " is not in [" +
+                    std::to_string(run_.box.lo[d]) + ", " + std::to_string(run_.box.hi[d]) +
+                    "]; generate the particles inside [box] (a generator's region, or the block's "
+                    "offset)");
+  }
+}
+
+void Simulation::drift(double dt) {
+  if (has_walls_ && walls_.mode == HardWalls::Mode::Flip)
+    backend_.ops->flip_at_walls(*store_, run_.box, walls_.restitution, dt);
+  backend_.ops->drift(*store_, dt);
+  apply_boundaries();
 }
 
 void Simulation::compute_stage_forces() {
@@ -208,6 +277,7 @@ void Simulation::compute_stage_forces() {
 
 void Simulation::apply_boundaries() {
   if (run_.box.any_periodic(run_.dim)) backend_.ops->wrap_periodic(*store_, run_.box);
+  if (has_walls_) backend_.ops->reflect_walls(*store_, run_.box, walls_.restitution);
 }
 
 Thermo Simulation::thermo_now() {
@@ -228,9 +298,19 @@ Thermo Simulation::thermo_now() {
   t.rejected_steps = integrator_->rejected_steps();
   t.initial_total = e0_;
   t.relative_drift = e0_ != 0 ? (t.total - e0_) / std::fabs(e0_) : t.total - e0_;
-  const double dof = double(run_.dim) * (double(t.r.n) - 1.0);
+  const double dof = double(run_.dim) * (double(t.r.n) - (momentum_conserved_ ? 1.0 : 0.0));
+  t.dof = dof;
   t.temperature = dof > 0 ? 2.0 * t.r.kinetic / dof : 0.0;
   t.force_evaluations = force_evals_;
+  bool open = false;
+  t.volume = 1;
+  for (int d = 0; d < run_.dim; ++d) {
+    t.volume *= run_.box.length(d);
+    open = open || run_.box.boundary[d] == Boundary::Open;
+  }
+  t.pressure = open ? std::nan("") : (2.0 * t.r.kinetic + t.r.virial) / (run_.dim * t.volume);
+  t.potential_terms = forces_.size() == 1 ? std::vector<double>{t.r.potential} : term_energy_;
+  t.extra.assign(run_.extra_columns.size(), std::nan(""));
   return t;
 }
 
@@ -247,7 +327,12 @@ void Simulation::observe(bool final_step) {
   const bool line = final_step || step_ % progress_interval_ == 0;
   if (due.empty() && !line) return;
 
-  const Thermo t = thermo_now();
+  Thermo t = thermo_now();
+  // Analyses (cluster counts, ...) run on the backend before the host copy: their per-particle
+  // labels travel with it.
+  for (std::size_t k = 0; k < observers_.size(); ++k)
+    if (!observers_[k]->columns().empty() || std::find(due.begin(), due.end(), observers_[k].get()) != due.end())
+      observers_[k]->analyse(*this, t, analysis_first_[k]);
   if (!t.r.finite)
     throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
                 " (it was finite at step " + std::to_string(last_finite_step_) +

@@ -80,6 +80,34 @@ ParticleStore::ParticleStore(int dim, Precision precision, MemoryResource& memor
 ParticleStore::~ParticleStore() {
   for (auto& a : arrays_)
     if (a.ptr) memory_->deallocate(a.ptr);
+  for (auto& l : labels_)
+    if (l.ptr) memory_->deallocate(l.ptr);
+}
+
+std::int32_t* ParticleStore::label(const std::string& name) {
+  for (auto& l : labels_)
+    if (l.name == name) {
+      if (l.size < n_) {
+        memory_->deallocate(l.ptr);
+        l.ptr = static_cast<std::int32_t*>(memory_->allocate(std::max<std::size_t>(n_, 1) * 4));
+        memory_->fill_zero(l.ptr, n_ * 4);
+        l.size = n_;
+      }
+      return l.ptr;
+    }
+  Label l;
+  l.name = name;
+  l.ptr = static_cast<std::int32_t*>(memory_->allocate(std::max<std::size_t>(n_, 1) * 4));
+  memory_->fill_zero(l.ptr, n_ * 4);
+  l.size = n_;
+  labels_.push_back(l);
+  return l.ptr;
+}
+
+std::vector<std::string> ParticleStore::label_names() const {
+  std::vector<std::string> names;
+  for (const auto& l : labels_) names.push_back(l.name);
+  return names;
 }
 
 std::size_t ParticleStore::elem_size(int slot) const {
@@ -184,6 +212,14 @@ void ParticleStore::download(HostParticles& hp, unsigned fields) const {
   }
   if (fields & kEpot) get(*memory_, hp.epot, raw(EPOT), precision_, n);
   if (fields & kVirial) get(*memory_, hp.virial, raw(VIRIAL), precision_, n);
+  hp.labels.clear();
+  if (fields & kLabels)
+    for (const auto& l : labels_) {
+      if (l.size < n) continue;
+      std::vector<std::int32_t> values(n);
+      memory_->copy_to_host(values.data(), l.ptr, n * sizeof(std::int32_t));
+      hp.labels.emplace_back(l.name, std::move(values));
+    }
 }
 
 }  // namespace pardyn

@@ -15,9 +15,8 @@ public:
   void set_dt(double dt) override { dt_ = dt; }
   void step(StepContext& ctx) override {
     auto& ops = ctx.ops();
-    ops.drift(ctx.store(), dt_);  // with v(t)
-    ops.kick(ctx.store(), dt_);   // with a(t), still in the store
-    ctx.apply_boundaries();
+    ctx.drift(dt_);              // with v(t)
+    ops.kick(ctx.store(), dt_);  // with a(t), still in the store
     ctx.compute_forces();
   }
 

@@ -19,8 +19,7 @@ public:
   void step(StepContext& ctx) override {
     auto& ops = ctx.ops();
     ops.kick(ctx.store(), 0.5 * dt_);
-    ops.drift(ctx.store(), dt_);
-    ctx.apply_boundaries();
+    ctx.drift(dt_);
     ctx.compute_forces();
     ops.kick(ctx.store(), 0.5 * dt_);
   }

@@ -17,8 +17,7 @@ public:
   void step(StepContext& ctx) override {
     auto& ops = ctx.ops();
     ops.kick(ctx.store(), dt_);   // with a(t), valid on entry
-    ops.drift(ctx.store(), dt_);  // with the new velocities: this is what makes it symplectic
-    ctx.apply_boundaries();
+    ctx.drift(dt_);  // with the new velocities: this is what makes it symplectic
     ctx.compute_forces();
   }
 

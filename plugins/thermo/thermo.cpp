@@ -54,10 +54,17 @@ public:
     out_.reset(std::fopen(path_.c_str(), "w"));
     if (!out_) throw Error("thermo observer: cannot write " + path_ + ": " + std::strerror(errno));
     have_last_step_ = false;
-    write_line(dim_ == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
-                           "force_evaluations,dt,rejected_steps,com_drift\n"
-                         : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,"
-                           "temperature,force_evaluations,dt,rejected_steps,com_drift\n");
+    std::string head = dim_ == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
+                                   "force_evaluations,dt,rejected_steps,com_drift"
+                                 : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,"
+                                   "temperature,force_evaluations,dt,rejected_steps,com_drift";
+    head += ",pressure";
+    // One energy column per potential when there are several, then the analyses' columns.
+    terms_ = run.potential_labels.size() > 1 ? run.potential_labels.size() : 0;
+    for (std::size_t k = 0; k < terms_; ++k) head += ",potential_" + run.potential_labels[k];
+    extras_ = run.extra_columns.size();
+    for (const auto& c : run.extra_columns) head += "," + c;
+    write_line(head + "\n");
   }
 
   void observe(const ObserveContext& ctx) override {
@@ -96,6 +103,10 @@ public:
     line += ',';
     append_uint(line, t.rejected_steps);
     field(t.com_drift);
+    field(t.pressure);
+    for (std::size_t k = 0; k < terms_; ++k)
+      field(k < t.potential_terms.size() ? t.potential_terms[k] : std::nan(""));
+    for (std::size_t k = 0; k < extras_; ++k) field(k < t.extra.size() ? t.extra[k] : std::nan(""));
     line += '\n';
     write_line(line);
   }
@@ -108,6 +119,7 @@ public:
   }
 
 private:
+  std::size_t terms_ = 0, extras_ = 0;
   void write_line(const std::string& line) {
     if (std::fwrite(line.data(), 1, line.size(), out_.get()) != line.size() ||
         std::fflush(out_.get()) != 0)
@@ -128,10 +140,13 @@ const char* const kDoc = R"(Writes the global quantities as CSV, one row per obs
 every `interval` steps and at the last step), flushed after each row. Numbers are written with the
 fewest digits that read back to the same double. Columns, in 3D:
   step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,temperature,force_evaluations,
-  dt,rejected_steps,com_drift
+  dt,rejected_steps,com_drift,pressure
 and in 2D (momentum in the plane, angular momentum about z only):
   step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,force_evaluations,dt,
-  rejected_steps,com_drift
+  rejected_steps,com_drift,pressure
+then, when the scenario has several [[potential]] blocks, potential_<type> (or potential_<type>_<k>
+when a type appears twice) with each one's share of U, and the columns of analyses (the clusters
+observer's n_clusters, largest_cluster_fraction, ...).
   step               integration steps taken
   time               simulation time (time)
   kinetic            K = sum 1/2 m |v|^2 (energy)
@@ -140,12 +155,15 @@ and in 2D (momentum in the plane, angular momentum about z only):
   relative_drift     (E - E0) / |E0|, E0 = total at step 0 (1)
   px, py, pz         total momentum sum m v (mass length/time)
   lx, ly, lz         total angular momentum about the origin sum m x cross v (mass length^2/time)
-  temperature        2 K / (dof k_B), k_B = 1, dof = dim (N - 1) (energy)
+  temperature        2 K / (dof k_B), k_B = 1 (energy); dof = dim (N - 1) when momentum is
+                     conserved, dim N with walls, external fields or a Langevin thermostat
   force_evaluations  force field evaluations so far (the cost axis of integrator comparisons)
   dt                 size of the last step (time); varies with adaptive integrators and
                      dt_control = "acceleration"
   rejected_steps     steps an adaptive integrator tried and rejected so far
   com_drift          distance of the centre of mass from its position at step 0 (length)
+  pressure           virial pressure (2 K + W) / (dim V), W = sum over pairs r_ij . F_ij, V the box
+                     volume (area in 2D) (energy/length^dim); nan when an axis is open
 All sums are reduced in double with compensated summation.)";
 
 void register_thermo(Registrar& r) {

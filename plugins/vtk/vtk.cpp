@@ -41,7 +41,8 @@ namespace {
 
 constexpr unsigned kVtkFields = ParticleStore::kPosition | ParticleStore::kVelocity |
                                 ParticleStore::kAcceleration | ParticleStore::kMass |
-                                ParticleStore::kType | ParticleStore::kId | ParticleStore::kEpot;
+                                ParticleStore::kType | ParticleStore::kId | ParticleStore::kEpot |
+                                ParticleStore::kLabels;
 
 // Shortest text that reads back to the same double: times in run.pvd must match the simulation's.
 std::string format_double(double v) {
@@ -185,6 +186,14 @@ vtkSmartPointer<vtkPolyData> build_polydata(const HostParticles& p, int dim, dou
   id->SetNumberOfTuples(static_cast<vtkIdType>(n));
   for (std::size_t i = 0; i < n; ++i) id->SetValue(vtkIdType(i), p.id[i]);
   out->AddArray(id);
+  for (const auto& [name, values] : p.labels) {
+    if (values.size() != n) continue;
+    vtkNew<vtkTypeInt32Array> a;
+    a->SetName(name.c_str());
+    a->SetNumberOfTuples(static_cast<vtkIdType>(n));
+    for (std::size_t i = 0; i < n; ++i) a->SetValue(vtkIdType(i), values[i]);
+    out->AddArray(a);
+  }
 
   // In double before rounding to the file's precision, like the framework's own reductions.
   out->AddArray(scalar_array<Real>("kinetic_energy", n, [&](std::size_t i) {
@@ -353,6 +362,8 @@ Point data (Float32 for precision = "float", Float64 for "double"; 2D vectors ha
   kinetic_energy    energy, 1/2 m |v|^2
   potential_energy  energy, the particle's share of the potential energy (half of each pair
                     energy); summed over the particles it is thermo's `potential`
+  <label>           Int32, per-particle labels of analyses when present (cluster: the clusters
+                    observer's cluster id, -1 outside any cluster of min_size)
 Field data: TimeValue (Float64, simulation time) and step (Int64).
 Files are written on a background thread; an error there stops the run at the next frame or at
 the end. Open run.pvd in ParaView: docs/paraview.md.)";

@@ -28,8 +28,7 @@ public:
     auto& ops = ctx.ops();
     for (int i = 0; i < 3; ++i) {
       ops.kick(s, kick[i] * dt_);
-      ops.drift(s, drift[i] * dt_);
-      ctx.apply_boundaries();
+      ctx.drift(drift[i] * dt_);
       if (i < 2) ctx.compute_stage_forces();  // energies, if wanted, at the final state only
       else ctx.compute_forces();
     }

@@ -27,6 +27,17 @@ struct Gravity {
 
     explicit Evaluator(const Params& p) : G(Real(p.G)), soft2(Real(p.eps * p.eps)) {}
 
+    using real_type = Real;
+    // phi(s) = -G s^-1/2 and its derivatives in s (the far-field form: tree, cell far zones).
+    PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
+      const Real inv = inv_sqrt(s);
+      const Real inv_s = inv * inv;
+      phi = -G * inv;
+      d1 = Real(0.5) * G * inv * inv_s;
+      d2 = Real(-1.5) * d1 * inv_s;
+      d3 = Real(-2.5) * d2 * inv_s;
+    }
+
     PARDYN_HD PARDYN_INLINE void pair(Real r2_soft, Real /*mi*/, Real mj, int, int, Real& fdivr,
                                       Real& e) const {
       const Real inv = inv_sqrt(r2_soft);

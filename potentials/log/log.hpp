@@ -28,6 +28,16 @@ struct Log {
     explicit Evaluator(const Params& p)
         : G(Real(p.G)), soft2(Real(p.eps * p.eps)), log_r0_2(Real(2.0 * std::log(p.r0))) {}
 
+    using real_type = Real;
+    // phi(s) = G/2 (ln s - ln r0^2) and its derivatives in s (the far-field form).
+    PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
+      const Real inv_s = reciprocal(s);
+      phi = Real(0.5) * G * (ln(s) - log_r0_2);
+      d1 = Real(0.5) * G * inv_s;
+      d2 = -d1 * inv_s;
+      d3 = Real(-2) * d2 * inv_s;
+    }
+
     PARDYN_HD PARDYN_INLINE void pair(Real r2_soft, Real /*mi*/, Real mj, int, int, Real& fdivr,
                                       Real& e) const {
       const Real gm = G * mj;

@@ -17,6 +17,15 @@
 //         Real soft2;                                  // a softening added to r^2: pair() then
 //                                                      // receives r^2 + soft2 (the traversal folds
 //                                                      // it into the r^2 sum: one operation less)
+//   and, for long-range laws, the optional far-field form (what the tree and the far zones of
+//   cell_list use; a law without it cannot use them):
+//         static constexpr bool per_unit_mass = true;  // required with far()
+//         PARDYN_HD void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const;
+//     where the pair energy is U_ij = m_i m_j phi(s) at s = r^2 + soft2 for every r beyond the
+//     law's short-range part, and d1, d2, d3 are the first three derivatives of phi with respect to s.
+//     A group of particles of total mass M seen from far away at separation d = x_i - X (X its centre
+//     of mass, s = |d|^2 + soft2) pulls i with a_i = -2 M d1 d (monopole); its quadrupole moment adds
+//     terms in d2 and d3 (see traversal/tree_*.hpp). Gravity: phi = -G s^-1/2; log: phi = G/2 ln s.
 //
 // The framework's traversal templates (traversal/*.hpp, and their CUDA counterparts) call `pair` for
 // every pair in a neighbourhood; the same evaluator runs on the CPU and the GPU.
@@ -41,6 +50,13 @@ struct has_cutoff_of : std::false_type {};
 template <class E>
 struct has_cutoff_of<E, std::void_t<decltype(std::declval<E>().rcut2)>> : std::true_type {};
 template <class E, class = void>
+struct has_far_of : std::false_type {};
+template <class E>
+struct has_far_of<E, std::void_t<decltype(std::declval<const E&>().far(
+                         std::declval<typename E::real_type>(), std::declval<typename E::real_type&>(),
+                         std::declval<typename E::real_type&>(), std::declval<typename E::real_type&>(),
+                         std::declval<typename E::real_type&>()))>> : std::true_type {};
+template <class E, class = void>
 struct has_soft2_of : std::false_type {};
 template <class E>
 struct has_soft2_of<E, std::void_t<decltype(std::declval<E>().soft2)>> : std::true_type {};
@@ -51,6 +67,8 @@ struct EvaluatorTraits {
   static constexpr bool per_unit_mass = detail::per_unit_mass_of<Eval>::value;
   static constexpr bool has_cutoff = detail::has_cutoff_of<Eval>::value;
   static constexpr bool has_soft2 = detail::has_soft2_of<Eval>::value;
+  // far() needs the evaluator to name its precision: `using real_type = Real;`.
+  static constexpr bool has_far_field = detail::has_far_of<Eval>::value;
   static_assert(std::is_trivially_copyable_v<Eval>,
                 "an evaluator must be trivially copyable: it is passed to GPU kernels by value");
 };

@@ -8,6 +8,8 @@
 #include "pardyn/evaluator.hpp"
 #include "pardyn/plugin.hpp"
 #include "pardyn/traversal/all_pairs_cpu.hpp"
+#include "pardyn/traversal/cell_list_cpu.hpp"
+#include "pardyn/traversal/tree_cpu.hpp"
 
 namespace pardyn {
 
@@ -27,7 +29,27 @@ public:
 
   explicit PairPotential(const Params& p, const RunInfo& run) : params_(p), run_(run) {}
 
-  bool supports(NeighbourhoodKind k) const override { return k == NeighbourhoodKind::AllPairs; }
+  using Traits = EvaluatorTraits<typename Law::template Evaluator<double>>;
+
+  // All-pairs always; a cell list for cut-off laws and for long-range laws with a far field (exact
+  // near cells, far cells by their centres of mass); a tree for laws with a far field.
+  bool supports(NeighbourhoodKind k) const override {
+    switch (k) {
+      case NeighbourhoodKind::AllPairs: return true;
+      case NeighbourhoodKind::CellList: return Traits::has_cutoff || Traits::has_far_field;
+      case NeighbourhoodKind::Tree: return Traits::has_far_field;
+    }
+    return false;
+  }
+  std::string unsupported_reason(NeighbourhoodKind k) const override {
+    if (k == NeighbourhoodKind::Tree)
+      return std::string("potential '") + Law::info().name +
+             "' has no far-field form (far() in its evaluator, see docs/plugins.md), so a tree "
+             "cannot approximate distant particles; use scheme \"all_pairs\"";
+    return std::string("potential '") + Law::info().name +
+           "' is long-range without a far-field form; a cell list would cut it off. Use scheme "
+           "\"all_pairs\"";
+  }
 
   double cutoff() const override {
     if constexpr (EvaluatorTraits<typename Law::template Evaluator<double>>::has_cutoff)
@@ -37,9 +59,7 @@ public:
   }
 
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
-    if (!supports(nb.kind))
-      throw Error(std::string("potential '") + Law::info().name + "' cannot use scheme '" +
-                  to_string(nb.kind) + "'");
+    if (!supports(nb.kind)) throw Error(unsupported_reason(nb.kind));
     if (s.backend() == Backend::Cuda) {
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
       cuda::pair_compute<Law>(params_, s, nb, req);
@@ -56,6 +76,14 @@ public:
       const auto img = PeriodicImage<Real>::make(*req.box);
       const bool periodic = req.box->any_periodic(View::dim);
       const bool energy = req.energy || req.virial;
+      if (nb.kind == NeighbourhoodKind::CellList) {
+        cpu::cell_list_forces(ev, view, *static_cast<const CellList*>(nb.data), *req.box, energy);
+        return;
+      }
+      if (nb.kind == NeighbourhoodKind::Tree) {
+        cpu::tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
+        return;
+      }
       if (energy && periodic) cpu::all_pairs<true, true>(ev, view, img);
       else if (energy) cpu::all_pairs<true, false>(ev, view, img);
       else if (periodic) cpu::all_pairs<false, true>(ev, view, img);

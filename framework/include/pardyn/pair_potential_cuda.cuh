@@ -4,19 +4,27 @@
 
 #include "pardyn/pair_potential.hpp"
 #include "pardyn/traversal/all_pairs_cuda.cuh"
+#include "pardyn/traversal/cell_list_cuda.cuh"
+#include "pardyn/traversal/tree_cuda.cuh"
 
 namespace pardyn::cuda {
 
 template <class Law>
 void pair_compute(const typename Law::Params& params, ParticleStore& s, const Neighbourhood& nb,
                   const ForceRequest& req) {
-  if (nb.kind != NeighbourhoodKind::AllPairs)
-    throw Error(std::string("potential '") + Law::info().name + "' has no GPU traversal for scheme '" +
-                to_string(nb.kind) + "'");
   visit(s, [&](auto view) {
     using Real = typename decltype(view)::real;
     const typename Law::template Evaluator<Real> ev(params);
-    all_pairs(ev, view, *req.box, req.energy || req.virial);
+    const bool energy = req.energy || req.virial;
+    switch (nb.kind) {
+      case NeighbourhoodKind::CellList:
+        cell_list_forces(ev, view, *static_cast<const CellList*>(nb.data), *req.box, energy);
+        break;
+      case NeighbourhoodKind::Tree:
+        tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
+        break;
+      default: all_pairs(ev, view, *req.box, energy);
+    }
   });
 }
 

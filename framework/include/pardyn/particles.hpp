@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pardyn/core.hpp"
@@ -39,6 +40,8 @@ struct HostParticles {
   std::vector<std::int32_t> type;
   std::vector<std::int64_t> id;
   std::vector<double> epot, virial;
+  // Per-particle integer labels computed by analyses (e.g. "cluster"), written to every frame.
+  std::vector<std::pair<std::string, std::vector<std::int32_t>>> labels;
 
   explicit HostParticles(int d = 3) : dim(d) {}
   std::size_t size() const { return mass.size(); }
@@ -85,7 +88,7 @@ public:
 
   enum Field : unsigned {
     kPosition = 1, kVelocity = 2, kAcceleration = 4, kMass = 8, kType = 16, kId = 32, kEpot = 64,
-    kVirial = 128, kAll = 255
+    kVirial = 128, kLabels = 256, kAll = 511
   };
   // Copies the requested fields to hp (converted to double), resizing it.
   void download(HostParticles& hp, unsigned fields = kAll) const;
@@ -95,7 +98,19 @@ public:
 
   MemoryResource& memory() const { return *memory_; }
 
+  // A named per-particle int32 array in the backend's memory (cluster ids, ...), created zeroed on
+  // first use; downloaded with kLabels. Its contents are undefined after resize().
+  std::int32_t* label(const std::string& name);
+  std::vector<std::string> label_names() const;
+
 private:
+  struct Label {
+    std::string name;
+    std::int32_t* ptr = nullptr;
+    std::size_t size = 0;
+  };
+  std::vector<Label> labels_;
+
   struct Array {
     void* ptr = nullptr;
     std::size_t elem = 0;

@@ -32,6 +32,20 @@ struct RunInfo {
   std::string scenario_dir; // folder of the scenario file, for relative paths
   bool quiet = false;
   double end_time = 0;      // [simulation] end_time (0: none); adaptive integrators end on it
+  // Filled by the framework before observers begin (empty when plugins are made):
+  std::vector<std::string> potential_labels;  // one per [[potential]]: its energy column in thermo
+  std::vector<std::string> extra_columns;     // thermo columns added by analyses (Observer::columns)
+};
+
+// Hard reflecting walls on the box faces of every axis whose boundary is "wall".
+struct HardWalls {
+  enum class Mode {
+    Mirror,  // after the drift: a particle beyond a wall is mirrored back, its normal velocity flipped
+    Flip     // before the drift (seed 003's a-priori method): a particle whose drift would cross a wall
+             // has its normal velocity flipped instead; Mirror stays on as a backstop
+  };
+  Mode mode = Mode::Mirror;
+  double restitution = 1.0;  // normal velocity after a bounce = -restitution * before (1: elastic)
 };
 
 // Sums over all particles, in double with compensated summation (see compensated.hpp).
@@ -80,6 +94,19 @@ public:
   // Maps positions on periodic axes back into the box.
   virtual void wrap_periodic(ParticleStore& s, const Box& box) = 0;
   virtual Reductions reduce(const ParticleStore& s) = 0;
+  // --- boundaries and thermostats ---
+  // Hard walls after a drift: every particle beyond a wall face (axes with Boundary::Wall) is put
+  // back by mirroring its position in the face, and its normal velocity becomes -restitution times
+  // what it was. Returns nothing; never lets a particle out.
+  virtual void reflect_walls(ParticleStore& s, const Box& box, double restitution) = 0;
+  // Hard walls before a drift of dt (a-priori, seed 003): a particle with x + v dt beyond a wall face
+  // moving towards it gets v_n = -restitution v_n.
+  virtual void flip_at_walls(ParticleStore& s, const Box& box, double restitution, double dt) = 0;
+  // Langevin (Ornstein-Uhlenbeck) velocity update: v = c1 v + sqrt((1 - c1^2) T / m) xi, xi a
+  // standard normal from a counter-based generator keyed by (seed, step, particle id, axis): the same
+  // numbers on every backend and thread count.
+  virtual void langevin(ParticleStore& s, double c1, double T, std::uint64_t seed,
+                        std::uint64_t step) = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -114,6 +141,13 @@ public:
   // Interaction range; infinity for long-range laws.
   virtual double cutoff() const { return std::numeric_limits<double>::infinity(); }
   virtual bool supports(NeighbourhoodKind k) const = 0;
+  // Why supports(k) is false, in words a user can act on (empty: the framework says it generically).
+  virtual std::string unsupported_reason(NeighbourhoodKind) const { return {}; }
+  // An external potential (a field acting on each particle alone: uniform_field, soft walls) breaks
+  // momentum conservation; the temperature's degrees of freedom then keep the centre-of-mass ones.
+  virtual bool external() const { return false; }
+  // Hard walls this potential asks for (the `walls` potential); null for every other law.
+  virtual const HardWalls* hard_walls() const { return nullptr; }
 };
 
 // A spatial scheme: builds (and keeps up to date) the neighbourhood structure of one kind.
@@ -139,6 +173,12 @@ public:
   virtual void compute_stage_forces() { compute_forces(); }
   // Wraps periodic axes and applies boundary conditions after positions changed.
   virtual void apply_boundaries() = 0;
+  // x += v dt with the boundaries: a-priori wall flips before, apply_boundaries() after. Integrators
+  // that drift use this rather than ops().drift() so that walls work with every integrator.
+  virtual void drift(double dt) {
+    ops().drift(store(), dt);
+    apply_boundaries();
+  }
   virtual std::uint64_t step() const = 0;  // the step being taken (1 for the first)
   virtual double time() const = 0;          // simulation time at the start of this step
 };
@@ -166,6 +206,8 @@ class Modifier {
 public:
   virtual ~Modifier() = default;
   virtual void apply(StepContext& ctx) = 0;  // after each integrator step
+  // Whether total momentum survives apply() (a Langevin thermostat's random kicks do not).
+  virtual bool conserves_momentum() const { return true; }
 };
 
 struct GenerateContext {
@@ -195,6 +237,12 @@ struct Thermo {
   double dt = 0;                    // the last step's size
   std::uint64_t rejected_steps = 0;  // adaptive integrators: steps tried and rejected so far
   double com_drift = 0;             // distance of the centre of mass from where it was at step 0
+  double dof = 0;                   // degrees of freedom of the temperature: dim N, less dim when
+                                    // momentum is conserved (no walls, fields or Langevin noise)
+  double volume = 0;                // box volume (area in 2D)
+  double pressure = 0;              // virial pressure (2 K + W) / (dim V); NaN when an axis is open
+  std::vector<double> potential_terms;  // potential energy of each [[potential]] (RunInfo order)
+  std::vector<double> extra;            // values of RunInfo::extra_columns, in that order
 };
 
 struct ObserveContext {
@@ -214,6 +262,11 @@ public:
   virtual std::uint64_t interval() const = 0;  // observe every this many steps (and at step 0)
   virtual unsigned fields() const { return 0; }  // ParticleStore::Field bits it needs on the host
   virtual void begin(const RunInfo&) {}
+  // Analyses: columns this observer adds to thermo, and the computation behind them, run on the
+  // backend (device data, the store's extra fields) at this observer's steps before the host copy.
+  // analyse() fills t.extra[first + k] for its k-th column (first: where its columns start).
+  virtual std::vector<std::string> columns() const { return {}; }
+  virtual void analyse(StepContext&, Thermo& /*t*/, std::size_t /*first*/) {}
   virtual void observe(const ObserveContext& ctx) = 0;
   // Called once after the last step (or when the run stops on an error); must flush everything.
   virtual void end() {}
@@ -255,7 +308,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 1;
+constexpr std::uint32_t kPluginAbi = 2;
 
 struct PluginDescriptor {
   std::uint32_t abi;

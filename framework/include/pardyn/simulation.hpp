@@ -43,6 +43,7 @@ public:
   void compute_forces() override;
   void compute_stage_forces() override;
   void apply_boundaries() override;
+  void drift(double dt) override;
   std::uint64_t step() const override { return step_; }
   double time() const override { return time_; }
 
@@ -59,6 +60,7 @@ private:
   };
   void generate(const Scenario& sc, const Registry& registry);
   Thermo thermo_now();
+  void check_inside_walls();
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
 
@@ -82,6 +84,11 @@ private:
   double last_dt_ = 0;
   std::uint64_t last_finite_step_ = 0;
   std::atomic<bool> stop_requested_{false};
+  bool has_walls_ = false;
+  HardWalls walls_;
+  bool momentum_conserved_ = true;
+  std::vector<double> term_energy_;           // per potential, from the last energy evaluation
+  std::vector<std::size_t> analysis_first_;   // per observer: its first column in Thermo::extra
   bool quiet_ = false;
 };
 

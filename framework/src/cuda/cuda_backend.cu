@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "pardyn/boundary_ops.hpp"
 #include "pardyn/compensated.hpp"
 #include "pardyn/reduction.hpp"
 #include "pardyn/cuda.hpp"
@@ -298,6 +299,40 @@ struct WrapAxes {
   Real lo[3], L[3], invL[3];
   bool periodic[3];
 };
+
+template <class Real>
+struct WallAxes {
+  Real lo[3], hi[3];
+  bool wall[3];
+  Real e, dt;
+};
+
+template <class Real, int Dim, bool Flip>
+__global__ void __launch_bounds__(kThreads) wall_kernel(ParticleView<Real, Dim> p, WallAxes<Real> w) {
+  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
+#pragma unroll
+    for (int d = 0; d < Dim; ++d) {
+      if (!w.wall[d]) continue;
+      if constexpr (Flip)
+        flip_axis(p.x[d][i], p.v[d][i], w.lo[d], w.hi[d], w.e, w.dt);
+      else
+        reflect_axis(p.x[d][i], p.v[d][i], w.lo[d], w.hi[d], w.e);
+    }
+  }
+}
+
+template <class Real, int Dim>
+__global__ void __launch_bounds__(kThreads) langevin_kernel(ParticleView<Real, Dim> p, double c1,
+                                                            double T, std::uint64_t seed,
+                                                            std::uint64_t step) {
+  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
+    const Real m = p.mass[i];
+    const std::int64_t id = p.id[i];
+#pragma unroll
+    for (int d = 0; d < Dim; ++d)
+      p.v[d][i] = langevin_velocity(p.v[d][i], m, c1, T, seed, step, id, d);
+  }
+}
 
 template <class Real, int Dim>
 __global__ void __launch_bounds__(kThreads) wrap_kernel(ParticleView<Real, Dim> p,
@@ -599,6 +634,23 @@ public:
     });
   }
 
+  void reflect_walls(ParticleStore& s, const Box& box, double e) override {
+    walls<false>(s, box, e, 0.0);
+  }
+  void flip_at_walls(ParticleStore& s, const Box& box, double e, double dt) override {
+    walls<true>(s, box, e, dt);
+  }
+  void langevin(ParticleStore& s, double c1, double T, std::uint64_t seed,
+                std::uint64_t step) override {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      if (p.n == 0) return;
+      langevin_kernel<Real, Dim><<<grid(p.n), kThreads>>>(p, c1, T, seed, step);
+      PARDYN_CUDA_CHECK_LAUNCH("langevin_kernel");
+    });
+  }
+
   Reductions reduce(const ParticleStore& s) override {
     return visit(s, [&](auto p) {
       using Real = typename decltype(p)::real;
@@ -621,6 +673,27 @@ public:
   }
 
 private:
+  template <bool Flip>
+  void walls(ParticleStore& s, const Box& box, double e, double dt) {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      WallAxes<Real> w{};
+      bool any = false;
+      for (int d = 0; d < 3; ++d) {
+        w.wall[d] = d < Dim && box.boundary[d] == Boundary::Wall;
+        w.lo[d] = Real(box.lo[d]);
+        w.hi[d] = Real(box.hi[d]);
+        any = any || w.wall[d];
+      }
+      w.e = Real(e);
+      w.dt = Real(dt);
+      if (p.n == 0 || !any) return;
+      wall_kernel<Real, Dim, Flip><<<grid(p.n), kThreads>>>(p, w);
+      PARDYN_CUDA_CHECK_LAUNCH("wall_kernel");
+    });
+  }
+
   // Enough blocks to fill every SM; the grid-stride loops take care of the rest.
   int grid(std::size_t n) const {
     const std::size_t want = (n + kThreads - 1) / kThreads;
