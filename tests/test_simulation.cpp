@@ -257,3 +257,82 @@ TEST_P(SimulationRun, AdaptiveIntegratorEndsExactlyOnEndTime) {
   EXPECT_NEAR(r.end.time, 2.5, 1e-12);
   EXPECT_LT(r.sim->steps_done(), 100u);  // dt = 2 pi / 10 tried first, adapted: not 100 steps
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Boundaries and the thermodynamic quantities of issue 4.
+
+namespace {
+std::string free_gas(const std::string& boundary, int dim, int count, const std::string& extra = "") {
+  return "[simulation]\ndimension = " + std::to_string(dim) +
+         "\nsteps = 400\nseed = 7\n[box]\nlo = " + (dim == 2 ? "[0, 0]" : "[0, 0, 0]") +
+         "\nhi = " + (dim == 2 ? "[1, 1]" : "[1, 1, 1]") + "\nboundary = \"" + boundary +
+         "\"\n[[particles]]\ngenerator = \"uniform\"\ncount = " + std::to_string(count) +
+         "\ntemperature = 4.0\n[integrator]\ndt = 0.01\n" + extra;
+}
+}  // namespace
+
+TEST_P(SimulationRun, ElasticWallsKeepEveryParticleInsideAndConserveEnergy) {
+  for (int dim : {2, 3}) {
+    // No forces: a particle crosses the unit box in ~0.5 time units, so 4 time units bounce every
+    // particle off the walls several times.
+    RunResult r = run_scenario("walls" + std::to_string(dim), free_gas("wall", dim, 500));
+    const auto& x = r.final_state.x;
+    for (int d = 0; d < dim; ++d)
+      for (std::size_t i = 0; i < r.final_state.size(); ++i) {
+        ASSERT_GE(x[d][i], 0.0) << "particle " << i << " left through the lower wall, axis " << d;
+        ASSERT_LE(x[d][i], 1.0) << "particle " << i << " left through the upper wall, axis " << d;
+      }
+    // Elastic mirror walls only flip velocity components: kinetic energy is unchanged to rounding.
+    EXPECT_NEAR(r.end.r.kinetic, r.start.r.kinetic, 1e-12 * r.start.r.kinetic);
+    // Walls break momentum conservation: the temperature counts dim N degrees of freedom.
+    EXPECT_EQ(r.end.dof, double(dim) * 500);
+  }
+}
+
+TEST_P(SimulationRun, IdealGasPressureIsTwoKineticOverDimVolume) {
+  for (int dim : {2, 3}) {
+    RunResult r = run_scenario("ideal" + std::to_string(dim), free_gas("periodic", dim, 400));
+    // No forces, so no virial: P V = N T exactly, with T counted over dim (N - 1) dof (momentum is
+    // conserved in a periodic box).
+    EXPECT_EQ(r.end.dof, double(dim) * 399);
+    EXPECT_NEAR(r.end.pressure, 2 * r.end.r.kinetic / (dim * 1.0), 1e-12 * r.end.pressure);
+    EXPECT_NEAR(r.end.pressure * 1.0, 399.0 * r.end.temperature, 1e-9 * r.end.pressure);
+  }
+  // An open axis has no volume: the pressure is reported as NaN, not as a made-up number.
+  RunResult open = run_scenario("ideal-open", free_gas("open", 3, 50));
+  EXPECT_TRUE(std::isnan(open.end.pressure));
+}
+
+TEST_P(SimulationRun, EachPotentialReportsItsOwnEnergy) {
+  // Two copies of gravity, the second twice as strong: its share of U is exactly twice the first's.
+  const std::string toml =
+      "[simulation]\ndimension = 3\nsteps = 0\n[[particles]]\ngenerator = \"plummer\"\ncount = 64\n"
+      "[[potential]]\ntype = \"gravity\"\neps = 0.05\n[[potential]]\ntype = \"gravity\"\nG = 2.0\n"
+      "eps = 0.05\n";
+  RunResult r = run_scenario("two-terms", toml);
+  ASSERT_EQ(r.end.potential_terms.size(), 2u);
+  EXPECT_LT(r.end.potential_terms[0], 0.0);
+  EXPECT_NEAR(r.end.potential_terms[1], 2 * r.end.potential_terms[0],
+              1e-6 * std::fabs(r.end.potential_terms[0]));
+  EXPECT_NEAR(r.end.potential_terms[0] + r.end.potential_terms[1], r.end.r.potential,
+              1e-9 * std::fabs(r.end.r.potential));
+}
+
+TEST(SimulationErrors, ParticlesOutsideAWalledBoxAreRefused) {
+  const std::string dir = test::scratch_dir("outside-walls");
+  std::ofstream(dir + "/p.csv") << "x,y,vx,vy,mass\n0.5,0.5,0,0,1\n1.5,0.5,0,0,1\n";
+  const std::string path = dir + "/s.toml";
+  std::ofstream(path) << "[simulation]\ndimension = 2\nsteps = 1\n[box]\nlo = [0, 0]\nhi = [1, 1]\n"
+                         "boundary = \"wall\"\n[[particles]]\ngenerator = \"file\"\npath = \"" +
+                             dir + "/p.csv\"\n";
+  Scenario sc = load_scenario(path, {}, test::registry());
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  try {
+    Simulation sim(sc, test::registry(), opt);
+    FAIL() << "a particle outside the walls was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("outside the walled box"), std::string::npos) << e.what();
+  }
+}
