@@ -298,7 +298,7 @@ Thermo Simulation::thermo_now() {
   t.rejected_steps = integrator_->rejected_steps();
   t.initial_total = e0_;
   t.relative_drift = e0_ != 0 ? (t.total - e0_) / std::fabs(e0_) : t.total - e0_;
-  const double dof = double(run_.dim) * (double(t.r.n) - (momentum_conserved_ ? 1.0 : 0.0));
+  const double dof = this->dof();
   t.dof = dof;
   t.temperature = dof > 0 ? 2.0 * t.r.kinetic / dof : 0.0;
   t.force_evaluations = force_evals_;

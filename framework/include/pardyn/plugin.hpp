@@ -181,6 +181,12 @@ public:
   }
   virtual std::uint64_t step() const = 0;  // the step being taken (1 for the first)
   virtual double time() const = 0;          // simulation time at the start of this step
+  // The size of this step; in Modifier::apply(), the step the integrator has just taken (thermostats
+  // need it for their relaxation factors).
+  virtual double dt() const = 0;
+  // Degrees of freedom of the temperature T = 2 K / dof (k_B = 1), as thermo reports it: dim N, less
+  // dim when total momentum is conserved (no walls, external fields or Langevin noise).
+  virtual double dof() const = 0;
 };
 
 class Integrator {
@@ -308,7 +314,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 2;
+constexpr std::uint32_t kPluginAbi = 3;
 
 struct PluginDescriptor {
   std::uint32_t abi;

@@ -46,6 +46,10 @@ public:
   void drift(double dt) override;
   std::uint64_t step() const override { return step_; }
   double time() const override { return time_; }
+  double dt() const override { return integrator_->last_dt(); }
+  double dof() const override {
+    return double(run_.dim) * (double(store_->size()) - (momentum_conserved_ ? 1.0 : 0.0));
+  }
 
   const std::string& output_dir() const { return run_.output_dir; }
   std::uint64_t steps_done() const { return steps_done_; }
