@@ -235,7 +235,8 @@ void Simulation::compute_forces() {
   double before = 0;
   for (std::size_t k = 0; k < forces_.size(); ++k) {
     auto& f = forces_[k];
-    f.scheme->update(*store_, run_.box, f.potential->cutoff());
+    // An external potential acts on each particle alone: no neighbourhood to build for it.
+    if (!f.potential->external()) f.scheme->update(*store_, run_.box, f.potential->cutoff());
     f.potential->compute(*store_, f.scheme->neighbourhood(), req);
     if (split) {
       const double now = backend_.ops->reduce(*store_).potential;

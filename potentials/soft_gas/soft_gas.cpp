@@ -1,0 +1,5 @@
+#include "soft_gas.hpp"
+
+#include "pardyn/pair_potential.hpp"
+
+PARDYN_PAIR_POTENTIAL_PLUGIN(pardyn::potentials::SoftGas)

@@ -1,0 +1,3 @@
+#include "uniform_field.hpp"
+
+PARDYN_EXTERNAL_POTENTIAL_PLUGIN(pardyn::potentials::UniformField)
