@@ -6,8 +6,11 @@ for f in "$SRC"/examples/*/*.toml; do
   case "$f" in *plugin_template*) continue ;; esac
   name=$(basename "$f" .toml)
   "$PARDYN" validate "$f"
+  # an example may name further overrides for this test: "# cli-test-set: key=value" lines
+  extra=()
+  while read -r kv; do extra+=(--set "$kv"); done < <(sed -n 's/^# cli-test-set: *//p' "$f")
   "$PARDYN" run "$f" -q -o "out-$name" --set simulation.steps=20 --set particles.0.count=200 \
-    --set simulation.backend=cpu
+    --set simulation.backend=cpu "${extra[@]}"
   for want in config.toml run.pvd thermo.csv frames/000000.vtp; do
     [ -s "out-$name/$want" ] || fail "$name: no $want"
   done

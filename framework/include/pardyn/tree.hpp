@@ -1,11 +1,216 @@
-// The tree neighbourhood: what the tree scheme builds and the tree walks read.
-// (Placeholder: the tree work defines its contents.)
+// The tree neighbourhood: what the `tree` scheme builds and the tree walks (traversal/tree_cpu.hpp,
+// traversal/tree_cuda.cuh) read. Plain structs and pointers, so that the same data serves the CPU
+// and the GPU, and host/device functions for what both walks compute (the opening test and a node's
+// far-field contribution).
+//
+// The tree is an octree (3D) or quadtree (2D) over the particles sorted along a Morton curve:
+//   - `perm[k]` is the store index of the k-th particle along the curve; the store itself is never
+//     permuted (integrators keep per-particle state across force evaluations), the walk writes each
+//     target's result to perm[k];
+//   - `src` holds the sorted particles as 4 values each: x, y, z (0 in 2D), mass; `type` their
+//   types;
+//   - nodes are numbered level by level from the root (node 0); the children of a node are
+//     contiguous: links[i] = {first child, child count (0 for a leaf), first particle, end
+//     particle};
+//   - com[i] = centre of mass (x, y, z), mass; rcrit2[i] = the squared opening radius
+//     (l / theta + delta)^2 with l the edge of the node's cell and delta the distance from the
+//     cell's centre to the centre of mass (Barnes 1994: a node whose mass sits off-centre opens
+//     earlier);
+//   - groups: the walk groups (TreeGroup below), in curve order, covering every particle once;
+//   - quad[i] (when built with quadrupoles) the second moments about the centre of mass,
+//     Q = sum m (x - X)(x - X)^T: xx, yy, zz, xy, xz, yz in 3D; xx, yy, xy in 2D (kQuadTerms).
+// A node is used as a whole for a target (or a group of targets) whose distance to the centre of
+// mass exceeds sqrt(rcrit2); otherwise it is opened; an opened leaf interacts particle by particle
+// through the law's exact pair().
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
+#include "pardyn/evaluator.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn {
 
-struct Tree {};
+struct alignas(16) TreeLinks {
+  std::int32_t child;   // first child
+  std::int32_t nchild;  // 0: a leaf
+  std::int32_t begin;   // particles [begin, end) in curve order
+  std::int32_t end;
+};
 
+// A walk group: sorted particles [begin, end) that walk the tree together (one GPU warp). Groups
+// are whole nodes of at most kTreeGroup particles, or runs of such sibling nodes packed up to
+// kTreeGroup, so a group's bounding box never exceeds its parent's cell (32 consecutive particles
+// along the curve could straddle two distant cells and open the whole tree).
+struct TreeGroup {
+  std::int32_t begin;
+  std::int32_t end;
+};
+constexpr int kTreeGroup = 32;
+
+template <int Dim>
+constexpr int kQuadTerms = Dim == 3 ? 6 : 3;
+
+// Typed view of a Tree for one precision and dimension (what the walks use).
+template <class Real, int Dim>
+struct TreeView {
+  std::int32_t n = 0;  // particles
+  std::int32_t nodes = 0;
+  const std::int32_t* perm = nullptr;
+  const Real* src = nullptr;  // [n][4]
+  const std::int32_t* type = nullptr;
+  const TreeLinks* links = nullptr;
+  const Real* com = nullptr;     // [nodes][4]
+  const Real* rcrit2 = nullptr;  // [nodes]
+  const Real* quad = nullptr;    // [nodes][kQuadTerms<Dim>], or null (monopoles only)
+  const TreeGroup* groups = nullptr;
+  std::int32_t ngroups = 0;
+};
+
+struct Tree {
+  int dim = 3;
+  Precision precision = Precision::Double;
+  Backend backend = Backend::Cpu;  // where the arrays live
+  std::int32_t n = 0;
+  std::int32_t nodes = 0;
+  int depth = 0;  // levels below the root
+  double theta = 0.5;
+  bool quadrupole = false;
+  bool built = false;
+  const std::int32_t* perm = nullptr;
+  const void* src = nullptr;
+  const std::int32_t* type = nullptr;
+  const TreeLinks* links = nullptr;
+  const void* com = nullptr;
+  const void* rcrit2 = nullptr;
+  const void* quad = nullptr;
+  const TreeGroup* groups = nullptr;
+  std::int32_t ngroups = 0;
+
+  template <class Real, int Dim>
+  TreeView<Real, Dim> view() const {
+    constexpr Precision want = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
+    if (!built) throw Error("internal: the tree walk ran before the tree scheme built the tree");
+    if (Dim != dim || want != precision)
+      throw Error("internal: the tree was built for " + std::to_string(dim) + "D " +
+                  to_string(precision) + " and is walked as " + std::to_string(Dim) + "D " +
+                  to_string(want));
+    TreeView<Real, Dim> v;
+    v.n = n;
+    v.nodes = nodes;
+    v.perm = perm;
+    v.src = static_cast<const Real*>(src);
+    v.type = type;
+    v.links = links;
+    v.com = static_cast<const Real*>(com);
+    v.rcrit2 = static_cast<const Real*>(rcrit2);
+    v.quad = quadrupole ? static_cast<const Real*>(quad) : nullptr;
+    v.groups = groups;
+    v.ngroups = ngroups;
+    return v;
+  }
+};
+
+// The tree cannot represent periodic images (that needs Ewald sums): both the scheme and the walks
+// refuse a box with a periodic axis with this message.
+inline std::string tree_periodic_message() {
+  return "scheme \"tree\" does not support periodic boundaries (a Barnes-Hut tree sees no periodic "
+         "images); use open or wall boundaries, or scheme \"all_pairs\"";
+}
+
+// What both walks (tree_cpu.hpp, tree_cuda.cuh) check before they start, and the choice of their
+// compile-time variant: calls walk(energy, quadrupole, view) with the two flags as
+// std::bool_constant, on a tree built on `where` for the n particles of the store.
+template <class Real, int Dim, class Walk>
+void dispatch_tree_walk(const Tree& tree, std::size_t n, const Box& box, Backend where, bool energy,
+                        Walk&& walk) {
+  if (box.any_periodic(Dim)) throw Error(tree_periodic_message());
+  if (tree.backend != where)
+    throw Error(std::string("internal: a tree built for the ") + to_string(tree.backend) +
+                " backend walked on the " + to_string(where) + " backend");
+  const auto t = tree.view<Real, Dim>();
+  if (std::size_t(t.n) != n)
+    throw Error("internal: the tree holds " + std::to_string(t.n) + " particles, the store " +
+                std::to_string(n));
+  if (t.n == 0) return;
+  using Yes = std::true_type;
+  using No = std::false_type;
+  const bool quad = t.quad != nullptr;
+  if (energy && quad)
+    walk(Yes{}, Yes{}, t);
+  else if (energy)
+    walk(Yes{}, No{}, t);
+  else if (quad)
+    walk(No{}, Yes{}, t);
+  else
+    walk(No{}, No{}, t);
+}
+
+namespace tree_detail {
+
+// Squared distance from point c to the axis-aligned box centre +- half (0 inside).
+template <int Dim, class Real>
+PARDYN_HD PARDYN_INLINE Real box_dist2(const Real* c, const Real* centre, const Real* half) {
+  Real d2 = 0;
+  for (int d = 0; d < Dim; ++d) {
+    Real t = c[d] - centre[d];
+    t = t < 0 ? -t : t;
+    t = t - half[d];
+    t = t > 0 ? t : Real(0);
+    d2 += t * t;
+  }
+  return d2;
+}
+
+// Adds the far field of a node (mass M, second moments q, seen at separation d = x_i - X) to a
+// target's sums, per unit mass of the target. With phi(s), s = |d|^2 + soft2 and its derivatives
+// d1..d3 from the law's far(), the second-order expansion of sum_j m_j phi(|d - y_j|^2 + soft2)
+// about the centre of mass (sum_j m_j y_j = 0) is
+//   Phi = M phi + d1 tr Q + 2 d2 d.Q.d,
+//   a   = -grad Phi = -(2 M d1 + 2 d2 tr Q + 4 d3 d.Q.d) d - 4 d2 Q.d.
+// The virial term is a . d, as pair() gives fdivr r^2 for one particle.
+template <int Dim, bool Quad, bool Energy, class Eval, class Real>
+PARDYN_HD PARDYN_INLINE void far_node(const Eval& ev, const Real (&d)[3], Real M, const Real* q,
+                                      Real (&acc)[3], Real& ep, Real& vir) {
+  Real s = d[0] * d[0] + d[1] * d[1];
+  if constexpr (Dim == 3) s += d[2] * d[2];
+  if constexpr (EvaluatorTraits<Eval>::has_soft2) s += ev.soft2;
+  Real phi, f1, f2, f3;
+  ev.far(s, phi, f1, f2, f3);
+  Real g = Real(2) * M * f1;
+  Real a[3];
+  if constexpr (Quad) {
+    Real qd[3];
+    Real tr;
+    if constexpr (Dim == 3) {
+      tr = q[0] + q[1] + q[2];
+      qd[0] = q[0] * d[0] + q[3] * d[1] + q[4] * d[2];
+      qd[1] = q[3] * d[0] + q[1] * d[1] + q[5] * d[2];
+      qd[2] = q[4] * d[0] + q[5] * d[1] + q[2] * d[2];
+    } else {
+      tr = q[0] + q[1];
+      qd[0] = q[0] * d[0] + q[2] * d[1];
+      qd[1] = q[2] * d[0] + q[1] * d[1];
+      qd[2] = 0;
+    }
+    Real dqd = qd[0] * d[0] + qd[1] * d[1];
+    if constexpr (Dim == 3) dqd += qd[2] * d[2];
+    g += Real(2) * f2 * tr + Real(4) * f3 * dqd;
+    const Real h = Real(4) * f2;
+    for (int k = 0; k < Dim; ++k) a[k] = -(g * d[k] + h * qd[k]);
+    if constexpr (Energy) ep += M * phi + f1 * tr + Real(2) * f2 * dqd;
+  } else {
+    for (int k = 0; k < Dim; ++k) a[k] = -g * d[k];
+    if constexpr (Energy) ep += M * phi;
+  }
+  for (int k = 0; k < Dim; ++k) acc[k] += a[k];
+  if constexpr (Energy) {
+    Real w = a[0] * d[0] + a[1] * d[1];
+    if constexpr (Dim == 3) w += a[2] * d[2];
+    vir += w;
+  }
+}
+
+}  // namespace tree_detail
 }  // namespace pardyn

@@ -1,14 +1,131 @@
-// Tree walk on the CPU. (Placeholder: the tree work replaces it.)
+// Barnes-Hut tree walk on the CPU (OpenMP), instantiated inside each potential's plugin for its
+// evaluator. The same scheme as the GPU walk (tree_cuda.cuh): the targets are taken in the tree's
+// walk groups (up to 32 particles of one node or of sibling nodes, close together); one walk per
+// group, with the opening test against the group's bounding box, collects an interaction list of
+// nodes (far field) and of leaf particles (exact pair()), which every target of the group then
+// sums. A group walk accepts a node only if it is far enough from every target of the group, so
+// each target is at least as accurate as with its own walk.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
 #include "pardyn/box.hpp"
+#include "pardyn/evaluator.hpp"
+#include "pardyn/particles.hpp"
 #include "pardyn/tree.hpp"
 
 namespace pardyn::cpu {
 
+namespace tree_cpu_detail {
+
+template <bool Energy, bool Quad, class Eval, class Real, int Dim>
+void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real, Dim>& t) {
+  const int groups = t.ngroups;
+  constexpr int NQ = kQuadTerms<Dim>;
+#pragma omp parallel if (groups > 16)
+  {
+    std::vector<std::int32_t> stack, far_list, near_list;
+    stack.reserve(256);
+    far_list.reserve(4096);
+    near_list.reserve(4096);
+#pragma omp for schedule(dynamic, 8)
+    for (int g = 0; g < groups; ++g) {
+      const int b = t.groups[g].begin, e = t.groups[g].end;
+      Real lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = t.src[4 * std::size_t(b) + d];
+      for (int i = b + 1; i < e; ++i)
+        for (int d = 0; d < Dim; ++d) {
+          lo[d] = std::min(lo[d], t.src[4 * std::size_t(i) + d]);
+          hi[d] = std::max(hi[d], t.src[4 * std::size_t(i) + d]);
+        }
+      Real centre[3], half[3];
+      for (int d = 0; d < Dim; ++d) {
+        centre[d] = Real(0.5) * (lo[d] + hi[d]);
+        half[d] = Real(0.5) * (hi[d] - lo[d]);
+      }
+      // The walk: a node far enough from the whole group goes to the far list, an opened leaf's
+      // particles to the near list, an opened internal node's children onto the stack.
+      far_list.clear();
+      near_list.clear();
+      stack.clear();
+      stack.push_back(0);
+      while (!stack.empty()) {
+        const int node = stack.back();
+        stack.pop_back();
+        const TreeLinks lk = t.links[node];
+        const Real d2 = tree_detail::box_dist2<Dim>(t.com + 4 * std::size_t(node), centre, half);
+        if (d2 > t.rcrit2[node]) {
+          far_list.push_back(node);
+        } else if (lk.nchild == 0) {
+          for (int j = lk.begin; j < lk.end; ++j) near_list.push_back(j);
+        } else {
+          for (int c = lk.nchild - 1; c >= 0; --c) stack.push_back(lk.child + c);
+        }
+      }
+      for (int i = b; i < e; ++i) {
+        const Real* xi = t.src + 4 * std::size_t(i);
+        const Real mi = xi[3];
+        const int ti = t.type[i];
+        Real acc[3] = {0, 0, 0}, ep = 0, vir = 0;
+        for (const int node : far_list) {
+          const Real* c = t.com + 4 * std::size_t(node);
+          const Real d[3] = {xi[0] - c[0], xi[1] - c[1], Dim == 3 ? xi[2] - c[2] : Real(0)};
+          tree_detail::far_node<Dim, Quad, Energy>(
+              ev, d, c[3], Quad ? t.quad + NQ * std::size_t(node) : nullptr, acc, ep, vir);
+        }
+        Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+        const int nn = int(near_list.size());
+        const std::int32_t* nl = near_list.data();
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+        for (int k = 0; k < nn; ++k) {
+          const int j = nl[k];
+          const Real* xj = t.src + 4 * std::size_t(j);
+          const Real d0 = xi[0] - xj[0], d1 = xi[1] - xj[1];
+          const Real dz = Dim == 3 ? xi[2] - xj[2] : Real(0);
+          const Real r2 = pair_r2<Dim>(ev, d0, d1, dz);
+          Real fdivr, en;
+          ev.pair(r2, mi, xj[3], ti, t.type[j], fdivr, en);
+          const bool keep = j != i;
+          fdivr = keep ? fdivr : Real(0);
+          s0 += fdivr * d0;
+          s1 += fdivr * d1;
+          if constexpr (Dim == 3) s2 += fdivr * dz;
+          if constexpr (Energy) {
+            se += keep ? en : Real(0);
+            sw += fdivr * true_r2(ev, r2);
+          }
+        }
+        acc[0] += s0;
+        acc[1] += s1;
+        if constexpr (Dim == 3) acc[2] += s2;
+        if constexpr (Energy) {
+          ep += se;
+          vir += sw;
+        }
+        add_to_particle<Eval, Energy>(p, std::size_t(t.perm[i]), acc, ep, vir);
+      }
+    }
+  }
+}
+
+}  // namespace tree_cpu_detail
+
+// Adds the evaluator's accelerations (and with `energy` the per-particle energies and virials) from
+// a tree the `tree` scheme built on the CPU for the same particles.
 template <class Eval, class View>
-void tree_forces(const Eval&, const View&, const Tree&, const Box&, bool /*energy*/) {
-  throw Error("the tree walk is not implemented yet");
+void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy) {
+  using Real = typename View::real;
+  constexpr int Dim = View::dim;
+  if constexpr (!EvaluatorTraits<Eval>::has_far_field) {
+    throw Error("internal: a tree walk for a law without a far field");
+  } else {
+    dispatch_tree_walk<Real, Dim>(
+        tree, p.n, box, Backend::Cpu, energy, [&](auto e, auto q, const TreeView<Real, Dim>& t) {
+          tree_cpu_detail::walk<decltype(e)::value, decltype(q)::value>(ev, p, t);
+        });
+  }
 }
 
 }  // namespace pardyn::cpu

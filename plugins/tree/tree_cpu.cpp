@@ -1,0 +1,194 @@
+// The tree scheme's CPU builder: the steps of tree_build.hpp in OpenMP loops.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "pardyn/particles.hpp"
+#include "tree_build.hpp"
+
+namespace pardyn::tree_build {
+namespace {
+
+// Below these sizes a loop runs on one thread: a parallel region costs more than the work (and
+// much more when the cores are shared).
+constexpr int kSerial = 16384;
+constexpr int kSerialNodes = 2048;
+
+template <class Real>
+struct Arrays {
+  std::vector<Real> src, com, quad, rcrit2;
+};
+
+class CpuBuilder final : public TreeBuilder {
+public:
+  void build(const ParticleStore& s, const TreeParams& p, Tree& out) override {
+    visit(s, [&](auto view) {
+      using View = decltype(view);
+      build_impl<typename View::real, View::dim>(view, p, out);
+    });
+  }
+
+private:
+  template <class Real>
+  Arrays<Real>& arrays() {
+    if constexpr (std::is_same_v<Real, float>)
+      return f_;
+    else
+      return d_;
+  }
+
+  template <class Real, int Dim>
+  void build_impl(const ParticleView<Real, Dim>& p, const TreeParams& prm, Tree& out) {
+    if (p.n > std::size_t(std::numeric_limits<std::int32_t>::max()))
+      throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
+    const int n = int(p.n);
+    Arrays<Real>& a = arrays<Real>();
+    out = Tree{};
+    out.dim = Dim;
+    out.precision = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
+    out.backend = Backend::Cpu;
+    out.n = n;
+    out.theta = prm.theta;
+    out.quadrupole = prm.quadrupole;
+    if (n == 0) {
+      out.built = true;
+      return;
+    }
+
+    // Bounding cube.
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < Dim; ++d) {
+      double l = std::numeric_limits<double>::infinity(), h = -l;
+#pragma omp parallel for reduction(min : l) reduction(max : h) if (n > kSerial)
+      for (int i = 0; i < n; ++i) {
+        l = std::min(l, double(p.x[d][i]));
+        h = std::max(h, double(p.x[d][i]));
+      }
+      if (!std::isfinite(l) || !std::isfinite(h))
+        throw Error("scheme \"tree\": a particle position is NaN or infinite (axis " +
+                    std::to_string(d) + "); reduce the time step or check the initial conditions");
+      lo[d] = l, hi[d] = h;
+    }
+    Frame f;
+    f.theta = prm.theta;
+    double side = 0;
+    for (int d = 0; d < Dim; ++d) side = std::max(side, hi[d] - lo[d]);
+    side = side > 0 ? side * (1 + 1e-6) : 1.0;
+    f.side = side;
+    for (int d = 0; d < Dim; ++d) f.lo[d] = lo[d];
+
+    // Keys, sorted with the store indices.
+    pairs_.resize(n);
+#pragma omp parallel for if (n > kSerial)
+    for (int i = 0; i < n; ++i) {
+      double x[3] = {0, 0, 0};
+      for (int d = 0; d < Dim; ++d) x[d] = double(p.x[d][i]);
+      pairs_[i] = {morton<Dim>(x, f), i};
+    }
+    std::sort(pairs_.begin(), pairs_.end());
+    keys_.resize(n);
+    perm_.resize(n);
+    type_.resize(n);
+    a.src.resize(4 * std::size_t(n));
+#pragma omp parallel for if (n > kSerial)
+    for (int k = 0; k < n; ++k) {
+      const int i = pairs_[k].second;
+      keys_[k] = pairs_[k].first;
+      perm_[k] = i;
+      type_[k] = p.type[i];
+      for (int d = 0; d < 3; ++d) a.src[4 * std::size_t(k) + d] = d < Dim ? p.x[d][i] : Real(0);
+      a.src[4 * std::size_t(k) + 3] = p.mass[i];
+    }
+
+    // Nodes level by level from the root.
+    links_.assign(1, TreeLinks{0, 0, 0, n});
+    depth_.assign(1, 0);
+    std::vector<int> level{0, 1};
+    std::vector<int> counts;
+    for (;;) {
+      const int lb = level[level.size() - 2], le = level.back();
+      counts.resize(le - lb);
+#pragma omp parallel for schedule(dynamic, 64) if (le - lb > kSerialNodes)
+      for (int i = lb; i < le; ++i)
+        counts[i - lb] = plan<Dim>(keys_.data(), links_[i], prm.leaf_size, depth_[i]);
+      int total = 0;
+      for (int& c : counts) {
+        const int t = c;
+        c = total;
+        total += t;
+      }
+      if (total == 0) break;
+      links_.resize(le + total);
+      depth_.resize(le + total);
+#pragma omp parallel for schedule(dynamic, 64) if (le - lb > kSerialNodes)
+      for (int i = lb; i < le; ++i) {
+        const int next = i + 1 < le ? counts[i + 1 - lb] : total;
+        if (next > counts[i - lb])
+          emit<Dim>(keys_.data(), links_.data(), i, depth_[i], le + counts[i - lb]);
+      }
+      level.push_back(le + total);
+    }
+    const int nodes = level.back();
+
+    // Multipoles from the deepest level up.
+    a.com.resize(4 * std::size_t(nodes));
+    a.rcrit2.resize(nodes);
+    a.quad.resize(prm.quadrupole ? std::size_t(kQuadTerms<Dim>) * nodes : 0);
+    for (std::size_t l = level.size() - 1; l-- > 0;) {
+      const int lb = level[l], le = level[l + 1];
+#pragma omp parallel for schedule(dynamic, 64) if (le - lb > kSerialNodes)
+      for (int i = lb; i < le; ++i) {
+        if (prm.quadrupole)
+          moments<Real, Dim, true>(i, links_.data(), keys_.data(), depth_.data(), a.src.data(),
+                                   a.com.data(), a.quad.data(), a.rcrit2.data(), f);
+        else
+          moments<Real, Dim, false>(i, links_.data(), keys_.data(), depth_.data(), a.src.data(),
+                                    a.com.data(), nullptr, a.rcrit2.data(), f);
+      }
+    }
+
+    // Walk groups.
+    counts.resize(nodes + 1);
+#pragma omp parallel for schedule(dynamic, 256) if (nodes > kSerialNodes)
+    for (int i = 0; i < nodes; ++i) counts[i] = node_groups(links_.data(), i, nullptr);
+    int ngroups = 0;
+    for (int i = 0; i < nodes; ++i) {
+      const int c = counts[i];
+      counts[i] = ngroups;
+      ngroups += c;
+    }
+    groups_.resize(ngroups);
+#pragma omp parallel for schedule(dynamic, 256) if (nodes > kSerialNodes)
+    for (int i = 0; i < nodes; ++i) node_groups(links_.data(), i, groups_.data() + counts[i]);
+
+    out.nodes = nodes;
+    out.groups = groups_.data();
+    out.ngroups = ngroups;
+    out.depth = int(level.size()) - 2;
+    out.perm = perm_.data();
+    out.src = a.src.data();
+    out.type = type_.data();
+    out.links = links_.data();
+    out.com = a.com.data();
+    out.rcrit2 = a.rcrit2.data();
+    out.quad = prm.quadrupole ? a.quad.data() : nullptr;
+    out.built = true;
+  }
+
+  std::vector<std::pair<std::uint64_t, std::int32_t>> pairs_;
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::int32_t> perm_, type_;
+  std::vector<TreeLinks> links_;
+  std::vector<TreeGroup> groups_;
+  std::vector<int> depth_;
+  Arrays<float> f_;
+  Arrays<double> d_;
+};
+
+}  // namespace
+
+std::unique_ptr<TreeBuilder> make_cpu_builder() { return std::make_unique<CpuBuilder>(); }
+
+}  // namespace pardyn::tree_build

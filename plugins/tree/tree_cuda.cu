@@ -1,0 +1,307 @@
+// The tree scheme's GPU builder: every step on the device, each particle's data read once.
+//   1. bounding cube (CUB reductions), 2. Morton keys, 3. CUB radix sort of (key, store index),
+//   4. gather of the sorted positions, masses and types, 5. nodes level by level from the root (one
+//   kernel plans each node of a level, a CUB scan numbers the children, a kernel writes them; the
+//   host reads one integer per level), 6. multipoles level by level from the deepest up.
+// The per-node arithmetic is tree_build.hpp's, shared with the CPU builder.
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "pardyn/cuda_check.hpp"
+#include "pardyn/particles.hpp"
+#include "tree_build.hpp"
+
+namespace pardyn::tree_build {
+namespace {
+
+// A device array that only grows (kept across steps, so that no step allocates once sizes settle).
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);  // unchecked: a destructor must not throw
+  }
+  // At least `bytes`; keep: copy the first `keep` bytes of the old contents into the new array.
+  void* reserve(std::size_t bytes, std::size_t keep = 0) {
+    if (bytes <= size_) return ptr_;
+    const std::size_t want = std::max(bytes, size_ + size_ / 4);
+    void* p = nullptr;
+    PARDYN_CUDA_CHECK(cudaMalloc(&p, want));
+    if (keep > 0) PARDYN_CUDA_CHECK(cudaMemcpy(p, ptr_, keep, cudaMemcpyDeviceToDevice));
+    if (ptr_) PARDYN_CUDA_CHECK(cudaFree(ptr_));
+    ptr_ = p;
+    size_ = want;
+    return ptr_;
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t size() const { return size_; }
+
+private:
+  void* ptr_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+template <class Real, int Dim>
+__global__ void keys_kernel(const ParticleView<Real, Dim> p, Frame f, std::uint64_t* keys,
+                            std::int32_t* index, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    double x[3] = {0, 0, 0};
+    for (int d = 0; d < Dim; ++d) x[d] = double(p.x[d][i]);
+    keys[i] = morton<Dim>(x, f);
+    index[i] = i;
+  }
+}
+
+template <class Real, int Dim>
+__global__ void gather_kernel(const ParticleView<Real, Dim> p, const std::int32_t* perm, Real* src,
+                              std::int32_t* type, int n) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    const int i = perm[k];
+    Real s[4];
+    s[0] = p.x[0][i];
+    s[1] = p.x[1][i];
+    s[2] = Dim == 3 ? p.x[Dim - 1][i] : Real(0);
+    s[3] = p.mass[i];
+    if constexpr (sizeof(Real) == 4) {
+      reinterpret_cast<float4*>(src)[k] = make_float4(s[0], s[1], s[2], s[3]);
+    } else {
+      reinterpret_cast<double2*>(src)[2 * std::size_t(k)] = make_double2(s[0], s[1]);
+      reinterpret_cast<double2*>(src)[2 * std::size_t(k) + 1] = make_double2(s[2], s[3]);
+    }
+    type[k] = p.type[i];
+  }
+}
+
+__global__ void root_kernel(TreeLinks* links, int n) { links[0] = TreeLinks{0, 0, 0, n}; }
+
+template <int Dim>
+__global__ void plan_kernel(const std::uint64_t* keys, const TreeLinks* links, int* depth,
+                            int* counts, int lb, int le, int leaf_size) {
+  const int i = lb + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < le) counts[i - lb] = plan<Dim>(keys, links[i], leaf_size, depth[i]);
+  if (i == le) counts[le - lb] = 0;  // so that the exclusive scan's last entry is the total
+}
+
+template <int Dim>
+__global__ void emit_kernel(const std::uint64_t* keys, TreeLinks* links, const int* depth,
+                            const int* offs, int lb, int le) {
+  const int i = lb + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < le && offs[i - lb + 1] > offs[i - lb])
+    emit<Dim>(keys, links, i, depth[i], le + offs[i - lb]);
+}
+
+template <class Real, int Dim, bool Quad>
+__global__ void moments_kernel(const TreeLinks* links, const std::uint64_t* keys, const int* depth,
+                               const Real* src, Real* com, Real* quad, Real* rcrit2, Frame f,
+                               int lb, int le) {
+  const int i = lb + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < le) moments<Real, Dim, Quad>(i, links, keys, depth, src, com, quad, rcrit2, f);
+}
+
+__global__ void group_count_kernel(const TreeLinks* links, int* counts, int nodes) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < nodes) counts[i] = node_groups(links, i, nullptr);
+  if (i == nodes) counts[nodes] = 0;
+}
+__global__ void group_write_kernel(const TreeLinks* links, const int* offs, TreeGroup* groups,
+                                   int nodes) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < nodes && offs[i + 1] > offs[i]) node_groups(links, i, groups + offs[i]);
+}
+
+int blocks_for(std::size_t n, int threads) {
+  return int(std::min<std::size_t>((n + threads - 1) / threads, 1u << 20));
+}
+
+class CudaBuilder final : public TreeBuilder {
+public:
+  void build(const ParticleStore& s, const TreeParams& p, Tree& out) override {
+    visit(s, [&](auto view) {
+      using View = decltype(view);
+      build_impl<typename View::real, View::dim>(view, p, out);
+    });
+  }
+
+private:
+  template <class Real>
+  void cub_minmax(const Real* x, int n, Real* out) {
+    std::size_t need = 0, need2 = 0;
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, need, x, out, n));
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, need2, x, out + 1, n));
+    void* t = temp_.reserve(std::max(need, need2));
+    need = temp_.size();
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Min(t, need, x, out, n));
+    need = temp_.size();
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Max(t, need, x, out + 1, n));
+  }
+
+  template <class Real, int Dim>
+  void build_impl(const ParticleView<Real, Dim>& p, const TreeParams& prm, Tree& out) {
+    if (p.n > std::size_t(std::numeric_limits<std::int32_t>::max()))
+      throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
+    const int n = int(p.n);
+    out = Tree{};
+    out.dim = Dim;
+    out.precision = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
+    out.backend = Backend::Cuda;
+    out.n = n;
+    out.theta = prm.theta;
+    out.quadrupole = prm.quadrupole;
+    if (n == 0) {
+      out.built = true;
+      return;
+    }
+    constexpr int T = 256;
+
+    // 1. Bounding cube.
+    Real* mm = static_cast<Real*>(minmax_.reserve(6 * sizeof(Real)));
+    for (int d = 0; d < Dim; ++d) cub_minmax(p.x[d], n, mm + 2 * d);
+    Real host_mm[6];
+    PARDYN_CUDA_CHECK(cudaMemcpy(host_mm, mm, 2 * Dim * sizeof(Real), cudaMemcpyDeviceToHost));
+    Frame f;
+    f.theta = prm.theta;
+    double side = 0;
+    for (int d = 0; d < Dim; ++d) {
+      const double lo = host_mm[2 * d], hi = host_mm[2 * d + 1];
+      if (!std::isfinite(lo) || !std::isfinite(hi))
+        throw Error("scheme \"tree\": a particle position is NaN or infinite (axis " +
+                    std::to_string(d) + "); reduce the time step or check the initial conditions");
+      f.lo[d] = lo;
+      side = std::max(side, hi - lo);
+    }
+    f.side = side > 0 ? side * (1 + 1e-6) : 1.0;
+
+    // 2-3. Keys and their sort.
+    const std::size_t nk = std::size_t(n);
+    auto* k0 = static_cast<std::uint64_t*>(keys_[0].reserve(nk * 8));
+    auto* k1 = static_cast<std::uint64_t*>(keys_[1].reserve(nk * 8));
+    auto* v0 = static_cast<std::int32_t*>(vals_[0].reserve(nk * 4));
+    auto* v1 = static_cast<std::int32_t*>(vals_[1].reserve(nk * 4));
+    keys_kernel<<<blocks_for(nk, T), T>>>(p, f, k0, v0, n);
+    PARDYN_CUDA_CHECK_LAUNCH("tree keys_kernel");
+    cub::DoubleBuffer<std::uint64_t> kb(k0, k1);
+    cub::DoubleBuffer<std::int32_t> vb(v0, v1);
+    std::size_t need = 0;
+    PARDYN_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(nullptr, need, kb, vb, n, 0, Dim * kBits<Dim>));
+    void* t = temp_.reserve(need);
+    need = temp_.size();
+    PARDYN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t, need, kb, vb, n, 0, Dim * kBits<Dim>));
+    const std::uint64_t* keys = kb.Current();
+    const std::int32_t* perm = vb.Current();
+
+    // 4. Sorted particles.
+    Real* src = static_cast<Real*>(src_.reserve(nk * 4 * sizeof(Real)));
+    auto* type = static_cast<std::int32_t*>(type_.reserve(nk * 4));
+    gather_kernel<<<blocks_for(nk, T), T>>>(p, perm, src, type, n);
+    PARDYN_CUDA_CHECK_LAUNCH("tree gather_kernel");
+
+    // 5. Nodes, level by level.
+    std::size_t cap = std::max<std::size_t>(1024, nk / std::size_t(std::max(1, prm.leaf_size)) * 2);
+    links_.reserve(cap * sizeof(TreeLinks));
+    depth_.reserve(cap * sizeof(int));
+    cap = std::min(links_.size() / sizeof(TreeLinks), depth_.size() / sizeof(int));
+    root_kernel<<<1, 1>>>(links_.as<TreeLinks>(), n);
+    PARDYN_CUDA_CHECK_LAUNCH("tree root_kernel");
+    std::vector<int> level{0, 1};
+    for (;;) {
+      const int lb = level[level.size() - 2], le = level.back(), m = le - lb;
+      int* counts = static_cast<int*>(counts_.reserve(std::size_t(m + 1) * sizeof(int)));
+      int* offs = static_cast<int*>(offs_.reserve(std::size_t(m + 1) * sizeof(int)));
+      plan_kernel<Dim><<<(m + 1 + T - 1) / T, T>>>(keys, links_.as<TreeLinks>(), depth_.as<int>(),
+                                                   counts, lb, le, prm.leaf_size);
+      PARDYN_CUDA_CHECK_LAUNCH("tree plan_kernel");
+      need = 0;
+      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, m + 1));
+      t = temp_.reserve(need);
+      need = temp_.size();
+      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t, need, counts, offs, m + 1));
+      int total = 0;
+      PARDYN_CUDA_CHECK(cudaMemcpy(&total, offs + m, sizeof(int), cudaMemcpyDeviceToHost));
+      if (total == 0) break;
+      const std::size_t want = std::size_t(le) + std::size_t(total);
+      if (want > cap) {
+        links_.reserve(want * sizeof(TreeLinks), std::size_t(le) * sizeof(TreeLinks));
+        depth_.reserve(want * sizeof(int), std::size_t(le) * sizeof(int));
+        cap = std::min(links_.size() / sizeof(TreeLinks), depth_.size() / sizeof(int));
+      }
+      emit_kernel<Dim>
+          <<<(m + T - 1) / T, T>>>(keys, links_.as<TreeLinks>(), depth_.as<int>(), offs, lb, le);
+      PARDYN_CUDA_CHECK_LAUNCH("tree emit_kernel");
+      level.push_back(le + total);
+    }
+    const int nodes = level.back();
+
+    // 6. Multipoles from the deepest level up.
+    constexpr int NQ = kQuadTerms<Dim>;
+    Real* com = static_cast<Real*>(com_.reserve(std::size_t(nodes) * 4 * sizeof(Real)));
+    Real* rc2 = static_cast<Real*>(rcrit2_.reserve(std::size_t(nodes) * sizeof(Real)));
+    Real* quad = prm.quadrupole
+                     ? static_cast<Real*>(quad_.reserve(std::size_t(nodes) * NQ * sizeof(Real)))
+                     : nullptr;
+    for (std::size_t l = level.size() - 1; l-- > 0;) {
+      const int lb = level[l], le = level[l + 1], m = le - lb;
+      if (prm.quadrupole)
+        moments_kernel<Real, Dim, true><<<(m + T - 1) / T, T>>>(
+            links_.as<TreeLinks>(), keys, depth_.as<int>(), src, com, quad, rc2, f, lb, le);
+      else
+        moments_kernel<Real, Dim, false><<<(m + T - 1) / T, T>>>(
+            links_.as<TreeLinks>(), keys, depth_.as<int>(), src, com, quad, rc2, f, lb, le);
+      PARDYN_CUDA_CHECK_LAUNCH("tree moments_kernel");
+    }
+
+    // 7. Walk groups.
+    int ngroups = 0;
+    {
+      int* counts = static_cast<int*>(counts_.reserve(std::size_t(nodes + 1) * sizeof(int)));
+      int* offs = static_cast<int*>(offs_.reserve(std::size_t(nodes + 1) * sizeof(int)));
+      group_count_kernel<<<(nodes + 1 + T - 1) / T, T>>>(links_.as<TreeLinks>(), counts, nodes);
+      PARDYN_CUDA_CHECK_LAUNCH("tree group_count_kernel");
+      need = 0;
+      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, nodes + 1));
+      t = temp_.reserve(need);
+      need = temp_.size();
+      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t, need, counts, offs, nodes + 1));
+      PARDYN_CUDA_CHECK(cudaMemcpy(&ngroups, offs + nodes, sizeof(int), cudaMemcpyDeviceToHost));
+      groups_.reserve(std::size_t(ngroups) * sizeof(TreeGroup));
+      group_write_kernel<<<(nodes + T - 1) / T, T>>>(links_.as<TreeLinks>(), offs,
+                                                     groups_.as<TreeGroup>(), nodes);
+      PARDYN_CUDA_CHECK_LAUNCH("tree group_write_kernel");
+    }
+
+    out.nodes = nodes;
+    out.groups = groups_.as<TreeGroup>();
+    out.ngroups = ngroups;
+    out.depth = int(level.size()) - 2;
+    out.perm = perm;
+    out.src = src;
+    out.type = type;
+    out.links = links_.as<TreeLinks>();
+    out.com = com;
+    out.rcrit2 = rc2;
+    out.quad = quad;
+    out.built = true;
+  }
+
+  DeviceBuffer keys_[2], vals_[2], src_, type_, links_, depth_, counts_, offs_, com_, rcrit2_,
+      quad_, temp_, minmax_, groups_;
+};
+
+}  // namespace
+
+std::unique_ptr<TreeBuilder> make_cuda_builder() { return std::make_unique<CudaBuilder>(); }
+
+}  // namespace pardyn::tree_build
