@@ -1,11 +1,228 @@
-// The cell-list neighbourhood: what the cell_list scheme builds and the cell-list traversals read.
-// (Placeholder: the cell_list work defines its contents.)
+// The cell-list neighbourhood: what the cell_list scheme builds and the cell-list traversals read,
+// and the builder that makes it (in libpardyn, so that analyses can use it too).
+//
+// The particles are binned into a grid of cells whose edge is at least the interaction range, and
+// *sorted by cell*: slot k of the sorted order holds store particle order[k], and the slots of cell
+// c are [cell_start[c], cell_end[c]). The store itself is never permuted (integrators keep state
+// across force evaluations); at every update the builder gathers the positions and masses into
+// `pos` in sorted order, and traversals write each target's sums back to store index order[k].
+//
+// Three ways to use it:
+//   - cut-off laws, with the Verlet list (skin > 0): the neighbours of every slot (all slots
+//     j closer than cutoff + skin at the last rebuild; each pair from both sides, or with
+//     half_list once), rebuilt automatically when some particle has moved more than skin / 2;
+//   - cut-off laws without a list (skin = 0): the traversal visits the 3^dim cells around
+//     each cell;
+//   - long-range laws with a far-field form (far zones, seed 003): particles in the `near` rings of
+//     cells around a particle's cell interact exactly, every other cell through its mass and centre
+//     of mass (`cell_mom`, refreshed at every update).
+//
+// Reuse outside the scheme ("for each particle, the particles within distance r", e.g. clusters):
+//
+//     CellListBuilder b;
+//     CellListOptions o;  o.cutoff = r;  o.skin = 0;  o.neighbour_list = true;
+//     b.update(store, box, o);                 // on the store's backend (host or device memory)
+//     const CellList& cl = b.list();
+//     // slot k = 0 .. n-1 is store particle cl.order[k]; its neighbours (slots closer than r,
+//     // itself excluded, every pair listed from both sides) are cl.neighbour(k, m) for
+//     // m < cl.nl_count[k].
+//
+// All arrays live in the store's backend memory (device memory for a CUDA store): read them in a
+// kernel or copy them to the host. They stay valid until the next update() or the builder's end.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "pardyn/box.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn {
 
-struct CellList {};
+// A sorted particle as the traversals read it: {x, y, z, m} in 3D, {x, y, m, 0} in 2D.
+template <class Real>
+struct alignas(4 * sizeof(Real)) CellParticle {
+  Real c[4];
+};
+// A cell's mass and centre of mass (far zones): {X, Y, Z, M} in 3D, {X, Y, M, 0} in 2D.
+template <class Real>
+using CellMoment = CellParticle<Real>;
+
+template <int Dim, class Real>
+PARDYN_HD PARDYN_INLINE Real record_mass(const CellParticle<Real>& r) {
+  return r.c[Dim];
+}
+
+struct CellList {
+  // --- the grid ---
+  int dim = 3;
+  int cells[3] = {1, 1, 1};  // cells per axis (1 on the third axis in 2D)
+  double origin[3] = {0, 0, 0};
+  double width[3] = {1, 1, 1};  // cell edge per axis, >= the range (or cell_size, far zones)
+  double inv_width[3] = {1, 1, 1};
+  bool periodic[3] = {false, false, false};
+  std::size_t ncells = 1;
+  std::size_t n = 0;  // particles (slots)
+  double cutoff = 0;  // the interaction range asked for (infinity: far zones)
+  double range = 0;   // what the list / stencil guarantees: cutoff + skin (cutoff without a list)
+
+  // --- the sorted order (backend memory) ---
+  const std::uint32_t* order = nullptr;       // [n] store index of slot k
+  const std::uint32_t* cell_start = nullptr;  // [ncells] first slot of cell c
+  const std::uint32_t* cell_end = nullptr;    // [ncells] one past its last slot
+  const void* pos = nullptr;                  // [n] CellParticle<Real> in the store's precision
+  const std::int32_t* type = nullptr;         // [n] types in sorted order
+
+  // --- the Verlet list, in slots: full (each pair from both sides), or with `half` each pair once,
+  // in the row of its lower slot (CPU only: traversals then use Newton's third law) ---
+  bool verlet = false;
+  bool half = false;
+  const std::uint32_t* nl_count = nullptr;  // [n]
+  const std::uint32_t* nl = nullptr;        // neighbour m of slot k: nl[k * nl_row + m * nl_col]
+  std::size_t nl_row = 0, nl_col = 0;       // host: row-major (nl_col = 1); device: transposed
+  std::size_t nl_capacity = 0;              // neighbours per slot the list has room for
+  // Half lists: per-thread sums for the traversal, [threads][n][8] values of the store's precision
+  // (owned by the builder, host memory).
+  void* scratch = nullptr;
+  int scratch_threads = 0;
+
+  // --- far zones ---
+  bool far = false;
+  int near = 1;                    // rings of cells around a particle's cell that interact exactly
+  const void* cell_mom = nullptr;  // [ncells] CellMoment<Real>: centre of mass and mass
+
+  // --- statistics ---
+  std::uint64_t builds = 0;   // rebuilds (sorts) so far
+  std::uint64_t updates = 0;  // calls of update()
+
+  template <class Real>
+  PARDYN_HD const CellParticle<Real>* positions() const {
+    return static_cast<const CellParticle<Real>*>(pos);
+  }
+  template <class Real>
+  PARDYN_HD const CellMoment<Real>* moments() const {
+    return static_cast<const CellMoment<Real>*>(cell_mom);
+  }
+  PARDYN_HD std::uint32_t neighbour(std::size_t k, std::size_t m) const {
+    return nl[k * nl_row + m * nl_col];
+  }
+  // Linear index of the cell at integer coordinates (already inside the grid).
+  PARDYN_HD std::size_t cell_index(int c0, int c1, int c2) const {
+    return (std::size_t(c2) * std::size_t(cells[1]) + std::size_t(c1)) * std::size_t(cells[0]) +
+           std::size_t(c0);
+  }
+  // The cell coordinate of position x along axis d: periodic axes wrap, others clamp into the grid
+  // (a particle beyond the grid's edge goes to the edge cell, which keeps every pair within reach).
+  template <class Real>
+  PARDYN_HD int coordinate(Real x, int d) const {
+    Real f = (x - Real(origin[d])) * Real(inv_width[d]);
+    const int nc = cells[d];
+    if (periodic[d]) f -= Real(nc) * floor(f / Real(nc));
+    // Clamp in floating point first so that a far-away particle cannot overflow the int (and a NaN
+    // lands in cell 0 instead of anywhere).
+    f = f >= Real(0) ? f : Real(0);
+    f = f <= Real(nc) ? f : Real(nc);
+    const int c = int(f);
+    return c >= nc ? nc - 1 : c;
+  }
+  // The neighbour cells of cell coordinate c along axis d, `rings` either side: coordinates lo..hi
+  // (inclusive) before wrapping on periodic axes. A periodic axis with fewer than 2 rings + 1 cells
+  // visits each of its cells once (never twice), with the minimum image deciding the separation.
+  PARDYN_HD void axis_range(int d, int c, int rings, int& lo, int& hi) const {
+    const int nc = cells[d];
+    if (periodic[d]) {
+      if (nc < 2 * rings + 1) {
+        lo = 0;
+        hi = nc - 1;
+      } else {
+        lo = c - rings;
+        hi = c + rings;
+      }
+    } else {
+      lo = c - rings < 0 ? 0 : c - rings;
+      hi = c + rings > nc - 1 ? nc - 1 : c + rings;
+    }
+  }
+  PARDYN_HD int wrap_cell(int c, int d) const {
+    const int nc = cells[d];
+    return c < 0 ? c + nc : (c >= nc ? c - nc : c);
+  }
+};
+static_assert(std::is_trivially_copyable_v<CellList>);
+
+// What to build.
+struct CellListOptions {
+  // Pairs closer than this are found. Infinity: a long-range law, served by far zones.
+  double cutoff = 0;
+  // Verlet list range margin (length). The list holds pairs closer than cutoff + skin and is
+  // rebuilt when a particle has moved more than skin / 2 since the last build.
+  double skin = 0.3;
+  // Build the Verlet list (else traversals walk the cell stencil at every evaluation). Without a
+  // skin the list is rebuilt at every update.
+  bool neighbour_list = true;
+  // List each pair once (in the row of its lower slot) instead of from both sides. Honoured on the
+  // CPU, where the traversal then computes each pair once (Newton's third law); the GPU always
+  // builds a full list (no atomics).
+  bool half_list = false;
+  // Cell edge (length). 0: cutoff + skin for cut-off laws; for far zones, chosen so that the exact
+  // near-zone work and the far-cell work balance (about sqrt((2 near + 1)^dim N) cells).
+  double cell_size = 0;
+  // Far zones: rings of cells around a particle's cell whose particles interact exactly.
+  int near = 1;
+  // Largest number of cells (0: 2 N + 1024). A grid that would need more gets larger cells: a
+  // particle flying away on an open axis costs speed, never memory.
+  std::size_t max_cells = 0;
+};
+
+class CellListBuilder {
+public:
+  CellListBuilder();
+  ~CellListBuilder();
+  CellListBuilder(const CellListBuilder&) = delete;
+  CellListBuilder& operator=(const CellListBuilder&) = delete;
+
+  // Brings the structure up to date with the store's positions: rebuilds (bins, sorts, and builds
+  // the Verlet list) when needed, and always refreshes the sorted positions (and, for far zones,
+  // the cells' centres of mass). Runs on the store's backend. Returns true when it rebuilt.
+  bool update(const ParticleStore& s, const Box& box, const CellListOptions& opt);
+  const CellList& list() const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// An evaluator of a long-range law with a short-range part (soft_gas: ln r everywhere plus a
+// repulsion inside r_c) declares `Real short2`: pair() equals the far-field form wherever
+// r^2 + soft2 >= short2. Far zones then check that the exact near zone reaches sqrt(short2).
+namespace detail {
+template <class E, class = void>
+struct has_short2_of : std::false_type {};
+template <class E>
+struct has_short2_of<E, std::void_t<decltype(std::declval<E>().short2)>> : std::true_type {};
+}  // namespace detail
+
+// Throws a pardyn::Error naming what to change when the near zone of cl cannot hold the law's
+// short-range part (far zones only).
+template <class Eval>
+void check_near_zone(const Eval& ev, const CellList& cl) {
+  if constexpr (detail::has_short2_of<Eval>::value) {
+    double w = cl.width[0];
+    for (int d = 1; d < cl.dim; ++d) w = w < cl.width[d] ? w : cl.width[d];
+    const double reach = cl.near * w;
+    if (reach * reach < double(ev.short2))
+      throw Error("cell_list far zones: the exact near zone reaches " + std::to_string(reach) +
+                  " (near = " + std::to_string(cl.near) + " rings of cells of edge " +
+                  std::to_string(w) + ") but the law's short-range part reaches " +
+                  std::to_string(std::sqrt(double(ev.short2))) +
+                  "; raise the scheme's cell_size or near");
+  } else {
+    (void)ev;
+    (void)cl;
+  }
+}
 
 }  // namespace pardyn

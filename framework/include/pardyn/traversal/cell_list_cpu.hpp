@@ -1,14 +1,383 @@
-// Cell-list traversal on the CPU. (Placeholder: the cell_list work replaces it.)
+// Cell-list traversal on the CPU (OpenMP), instantiated inside each potential's plugin for its
+// evaluator. Three forms, after what the builder made (cell_list.hpp):
+//   - Verlet list, half (the default): each pair once, Newton's third law, per-thread sums;
+//     full: each slot sums over its whole row (a SIMD loop whose loads are gathers);
+//   - stencil: each slot sums over the contiguous slots of the 3^dim cells around its cell (a SIMD
+//     loop over each cell's slots, the self pair masked);
+//   - far zones: the stencil over `near` rings, exact, plus every other cell's mass at its
+//     centre of mass through the law's far() form.
+// Every target's sums go to store index order[k]; no atomics anywhere.
 #pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/evaluator.hpp"
+#include "pardyn/particles.hpp"
 
 namespace pardyn::cpu {
 
-template <class Eval, class View>
-void cell_list_forces(const Eval&, const View&, const CellList&, const Box&, bool /*energy*/) {
-  throw Error("the cell-list traversal is not implemented yet");
+namespace detail {
+
+// pair_r2 (evaluator.hpp) with std::fma: the same value, but a float stays float on the host (an
+// unqualified fma(float, ...) there is C's double fma: two conversions per call).
+template <int Dim, class Eval, class Real>
+PARDYN_INLINE Real host_r2(const Eval& ev, Real d0, Real d1, Real d2) {
+  Real r2;
+  if constexpr (EvaluatorTraits<Eval>::has_soft2)
+    r2 = std::fma(d1, d1, std::fma(d0, d0, ev.soft2));
+  else
+    r2 = std::fma(d1, d1, d0 * d0);
+  if constexpr (Dim == 3) r2 = std::fma(d2, d2, r2);
+  return r2;
+}
+
+// Sums the pair interactions of target xi (slot k) with the slots [jb, je) of one cell.
+template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
+PARDYN_INLINE void cell_sum(const Eval& ev, const CellParticle<Real>* __restrict pos,
+                            const std::int32_t* __restrict type, const PeriodicImage<Real>& img,
+                            const CellParticle<Real>& xi, int ti, std::uint32_t k, std::uint32_t jb,
+                            std::uint32_t je, Real (&acc)[3], Real& ep, Real& vr) {
+  Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+  const Real mi = record_mass<Dim>(xi);
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+  for (std::uint32_t j = jb; j < je; ++j) {
+    Real d0 = xi.c[0] - pos[j].c[0], d1 = xi.c[1] - pos[j].c[1];
+    Real d2 = Dim == 3 ? xi.c[2] - pos[j].c[2] : Real(0);
+    if constexpr (Periodic) {
+      d0 = img.wrap(d0, 0);
+      d1 = img.wrap(d1, 1);
+      if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
+    }
+    const Real r2 = host_r2<Dim>(ev, d0, d1, d2);
+    Real fdivr, e;
+    ev.pair(r2, mi, record_mass<Dim>(pos[j]), ti, type[j], fdivr, e);
+    bool keep = j != k;
+    if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
+    fdivr = keep ? fdivr : Real(0);
+    s0 += fdivr * d0;
+    s1 += fdivr * d1;
+    if constexpr (Dim == 3) s2 += fdivr * d2;
+    if constexpr (Energy) {
+      se += keep ? e : Real(0);
+      sw += fdivr * true_r2(ev, r2);
+    }
+  }
+  acc[0] += s0;
+  acc[1] += s1;
+  acc[2] += s2;
+  if constexpr (Energy) {
+    ep += se;
+    vr += sw;
+  }
+}
+
+template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
+void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
+                   const PeriodicImage<Real>& im) {
+  const std::int64_t n = std::int64_t(cl.n);
+  const CellParticle<Real>* __restrict pos = cl.positions<Real>();
+  const std::int32_t* __restrict type = cl.type;
+#pragma omp parallel
+  {
+    // A copy per thread: its members are then loop invariants the compiler can hoist a law's
+    // branches on (a "one parameter set" fast path), which it cannot prove of shared memory.
+    const Eval ev = ev_shared;
+#pragma omp for schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const CellParticle<Real> xi = pos[k];
+      const Real mi = record_mass<Dim>(xi);
+      const int ti = type[k];
+      const std::uint32_t* __restrict row = cl.nl + std::size_t(k) * cl.nl_row;
+      const int cnt = int(cl.nl_count[k]);
+      Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+      for (int m = 0; m < cnt; ++m) {
+        const std::uint32_t j = row[m];
+        Real d0 = xi.c[0] - pos[j].c[0], d1 = xi.c[1] - pos[j].c[1];
+        Real d2 = Dim == 3 ? xi.c[2] - pos[j].c[2] : Real(0);
+        if constexpr (Periodic) {
+          d0 = im.wrap(d0, 0);
+          d1 = im.wrap(d1, 1);
+          if constexpr (Dim == 3) d2 = im.wrap(d2, 2);
+        }
+        const Real r2 = host_r2<Dim>(ev, d0, d1, d2);
+        Real fdivr, e;
+        ev.pair(r2, mi, record_mass<Dim>(pos[j]), ti, type[j], fdivr, e);
+        bool keep = true;
+        if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = true_r2(ev, r2) < ev.rcut2;
+        fdivr = keep ? fdivr : Real(0);
+        s0 += fdivr * d0;
+        s1 += fdivr * d1;
+        if constexpr (Dim == 3) s2 += fdivr * d2;
+        if constexpr (Energy) {
+          se += keep ? e : Real(0);
+          sw += fdivr * true_r2(ev, r2);
+        }
+      }
+      const Real acc[3] = {s0, s1, s2};
+      add_to_particle<Eval, Energy>(p, cl.order[k], acc, se, sw);
+    }
+  }
+}
+
+// Half list: each pair once, with Newton's third law. Every thread sums forces (not accelerations)
+// for the row's owner and, through a scatter, for its partners into its own slice of cl.scratch;
+// a second pass adds the slices and writes each particle once. The pair's force on j is minus its
+// force on i, as for every pair potential.
+template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
+void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
+                        const PeriodicImage<Real>& im) {
+  constexpr bool kPerUnitMass = EvaluatorTraits<Eval>::per_unit_mass;
+  constexpr int kChunk = 64;
+  // Per particle, its sums side by side (one cache line): forces, then energy and virial.
+  constexpr int kComp = Energy ? 8 : 4;
+  const std::int64_t n = std::int64_t(cl.n);
+  const std::size_t stride = std::size_t(kComp) * cl.n;
+  Real* const scratch = static_cast<Real*>(cl.scratch);
+  const CellParticle<Real>* __restrict pos = cl.positions<Real>();
+  const std::int32_t* __restrict type = cl.type;
+  const int threads = cl.scratch_threads;
+#pragma omp parallel num_threads(threads)
+  {
+    const Eval ev = ev_shared;  // per thread, as in verlet_forces
+    Real* __restrict F = scratch + std::size_t(omp_get_thread_num()) * stride;
+    std::fill(F, F + stride, Real(0));  // only this thread writes here
+#pragma omp for schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const CellParticle<Real> xi = pos[k];
+      const Real mi = record_mass<Dim>(xi);
+      const int ti = type[k];
+      const std::uint32_t* __restrict row = cl.nl + std::size_t(k) * cl.nl_row;
+      const int cnt = int(cl.nl_count[k]);
+      Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+      alignas(64) Real b0[kChunk], b1[kChunk], b2[kChunk], be[kChunk], bw[kChunk];
+      alignas(64) CellParticle<Real> nb[kChunk];
+      alignas(64) std::int32_t nt[kChunk];
+      for (int mb = 0; mb < cnt; mb += kChunk) {
+        const int len = cnt - mb < kChunk ? cnt - mb : kChunk;
+        // The chunk's neighbours copied whole (one 16- or 32-byte record each) into a contiguous
+        // buffer: the SIMD loop below then reads it with plain loads and shuffles instead of one
+        // scalar load per coordinate and lane.
+        for (int m = 0; m < len; ++m) {
+          const std::uint32_t j = row[mb + m];
+          nb[m] = pos[j];
+          nt[m] = type[j];
+        }
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+        for (int m = 0; m < len; ++m) {
+          Real d0 = xi.c[0] - nb[m].c[0], d1 = xi.c[1] - nb[m].c[1];
+          Real d2 = Dim == 3 ? xi.c[2] - nb[m].c[2] : Real(0);
+          if constexpr (Periodic) {
+            d0 = im.wrap(d0, 0);
+            d1 = im.wrap(d1, 1);
+            if constexpr (Dim == 3) d2 = im.wrap(d2, 2);
+          }
+          const Real r2 = host_r2<Dim>(ev, d0, d1, d2);
+          Real fdivr, e;
+          ev.pair(r2, mi, record_mass<Dim>(nb[m]), ti, nt[m], fdivr, e);
+          bool keep = true;
+          if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = true_r2(ev, r2) < ev.rcut2;
+          const Real f = keep ? (kPerUnitMass ? fdivr * mi : fdivr) : Real(0);  // force / r
+          b0[m] = f * d0;
+          b1[m] = f * d1;
+          b2[m] = f * d2;
+          s0 += b0[m];
+          s1 += b1[m];
+          s2 += b2[m];
+          if constexpr (Energy) {
+            be[m] = keep ? (kPerUnitMass ? e * mi : e) : Real(0);
+            bw[m] = f * true_r2(ev, r2);
+            se += be[m];
+            sw += bw[m];
+          }
+        }
+        for (int m = 0; m < len; ++m) {
+          Real* __restrict Fj = F + std::size_t(row[mb + m]) * kComp;
+          Fj[0] -= b0[m];
+          Fj[1] -= b1[m];
+          if constexpr (Dim == 3) Fj[2] -= b2[m];
+          if constexpr (Energy) {
+            Fj[4] += be[m];
+            Fj[5] += bw[m];
+          }
+        }
+      }
+      Real* __restrict Fk = F + std::size_t(k) * kComp;
+      Fk[0] += s0;
+      Fk[1] += s1;
+      if constexpr (Dim == 3) Fk[2] += s2;
+      if constexpr (Energy) {
+        Fk[4] += se;
+        Fk[5] += sw;
+      }
+    }
+    // (the loop's barrier: every slice is complete)
+#pragma omp for schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      Real sum[kComp];
+      for (int c = 0; c < kComp; ++c) sum[c] = 0;
+      for (int t = 0; t < threads; ++t)
+        for (int c = 0; c < kComp; ++c) sum[c] += scratch[std::size_t(t) * stride + k * kComp + c];
+      const std::uint32_t i = cl.order[k];
+      const Real inv_m = Real(1) / p.mass[i];
+      for (int d = 0; d < Dim; ++d) p.a[d][i] += sum[d] * inv_m;
+      if constexpr (Energy) {
+        p.epot[i] += Real(0.5) * sum[4];
+        p.virial[i] += Real(0.5) * sum[5];
+      }
+    }
+  }
+}
+
+// The far zones of a target at xi: every cell outside the exact block [lo, hi] acts through its
+// mass M at its centre of mass X: a_i += -2 M phi'(s) (x_i - X), e_i += M phi(s),
+// s = |x_i - X|^2 + soft2.
+template <bool Energy, class Eval, class Real, int Dim>
+PARDYN_INLINE void far_sum(const Eval& ev, const CellList& cl, const CellParticle<Real>& xi,
+                           const int (&lo)[3], const int (&hi)[3], Real (&acc)[3], Real& ep,
+                           Real& vr) {
+  const CellMoment<Real>* __restrict mom = cl.moments<Real>();
+  const int n0 = cl.cells[0];
+  Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+  for (int a2 = 0; a2 < cl.cells[2]; ++a2)
+    for (int a1 = 0; a1 < cl.cells[1]; ++a1) {
+      const bool in_block = a1 >= lo[1] && a1 <= hi[1] && a2 >= lo[2] && a2 <= hi[2];
+      const CellMoment<Real>* row = mom + cl.cell_index(0, a1, a2);
+      // The cells of this row outside the block: [0, n0), or [0, lo0) and (hi0, n0).
+      for (int part = 0; part < (in_block ? 2 : 1); ++part) {
+        const int b = in_block ? (part == 0 ? 0 : hi[0] + 1) : 0;
+        const int e = in_block ? (part == 0 ? lo[0] : n0) : n0;
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+        for (int a0 = b; a0 < e; ++a0) {
+          const Real d0 = xi.c[0] - row[a0].c[0], d1 = xi.c[1] - row[a0].c[1];
+          const Real d2 = Dim == 3 ? xi.c[2] - row[a0].c[2] : Real(0);
+          const Real M = record_mass<Dim>(row[a0]);
+          const Real s = host_r2<Dim>(ev, d0, d1, d2);
+          Real phi, f1, f2, f3;
+          ev.far(s, phi, f1, f2, f3);
+          const Real fdivr = M > Real(0) ? Real(-2) * M * f1 : Real(0);
+          s0 += fdivr * d0;
+          s1 += fdivr * d1;
+          if constexpr (Dim == 3) s2 += fdivr * d2;
+          if constexpr (Energy) {
+            se += M > Real(0) ? M * phi : Real(0);
+            sw += fdivr * true_r2(ev, s);
+          }
+        }
+      }
+    }
+  acc[0] += s0;
+  acc[1] += s1;
+  acc[2] += s2;
+  if constexpr (Energy) {
+    ep += se;
+    vr += sw;
+  }
+}
+
+// Stencil (no list) and far zones: each slot visits the cells `rings` around its own exactly; with
+// Far, every other cell acts through its centre of mass.
+template <bool Energy, bool Periodic, bool Far, class Eval, class Real, int Dim>
+void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
+                    const PeriodicImage<Real>& im) {
+  const std::int64_t ncell = std::int64_t(cl.ncells);
+  const CellParticle<Real>* __restrict pos = cl.positions<Real>();
+  const std::int32_t* __restrict type = cl.type;
+  const int rings = Far ? cl.near : 1;
+#pragma omp parallel
+  {
+    const Eval ev = ev_shared;  // per thread, as in verlet_forces
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t c = 0; c < ncell; ++c) {
+      const std::uint32_t kb = cl.cell_start[c], ke = cl.cell_end[c];
+      if (kb == ke) continue;
+      int cc[3];
+      cc[0] = int(c % cl.cells[0]);
+      cc[1] = int((c / cl.cells[0]) % cl.cells[1]);
+      cc[2] = int(c / (std::int64_t(cl.cells[0]) * cl.cells[1]));
+      int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (int d = 0; d < Dim; ++d) cl.axis_range(d, cc[d], rings, lo[d], hi[d]);
+      for (std::uint32_t k = kb; k < ke; ++k) {
+        const CellParticle<Real> xi = pos[k];
+        const int ti = type[k];
+        Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
+        for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
+          for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
+            for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
+              const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
+                                                   Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
+              cell_sum<Energy, Periodic, Eval, Real, Dim>(
+                  ev, pos, type, im, xi, ti, k, cl.cell_start[nb], cl.cell_end[nb], acc, ep, vr);
+            }
+        if constexpr (Far) far_sum<Energy, Eval, Real, Dim>(ev, cl, xi, lo, hi, acc, ep, vr);
+        add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+// Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) over the
+// cell list to the store's arrays.
+template <class Eval, class Real, int Dim>
+void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
+                      const Box& box, bool energy) {
+  if (cl.n != p.n)
+    throw Error("internal: the cell list holds " + std::to_string(cl.n) + " particles, the store " +
+                std::to_string(p.n) + " (the scheme was not updated)");
+  if (p.n == 0) return;
+  const bool periodic = box.any_periodic(Dim);
+  const auto img = PeriodicImage<Real>::make(box);
+  if (cl.far) {
+    if constexpr (EvaluatorTraits<Eval>::has_far_field) {
+      check_near_zone(ev, cl);
+      if (energy)
+        detail::stencil_forces<true, false, true>(ev, p, cl, img);
+      else
+        detail::stencil_forces<false, false, true>(ev, p, cl, img);
+      return;
+    } else {
+      throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");
+    }
+  }
+  if (cl.verlet && cl.half) {
+    if (energy && periodic)
+      detail::verlet_half_forces<true, true>(ev, p, cl, img);
+    else if (energy)
+      detail::verlet_half_forces<true, false>(ev, p, cl, img);
+    else if (periodic)
+      detail::verlet_half_forces<false, true>(ev, p, cl, img);
+    else
+      detail::verlet_half_forces<false, false>(ev, p, cl, img);
+    return;
+  }
+  if (cl.verlet) {
+    if (energy && periodic)
+      detail::verlet_forces<true, true>(ev, p, cl, img);
+    else if (energy)
+      detail::verlet_forces<true, false>(ev, p, cl, img);
+    else if (periodic)
+      detail::verlet_forces<false, true>(ev, p, cl, img);
+    else
+      detail::verlet_forces<false, false>(ev, p, cl, img);
+    return;
+  }
+  if (energy && periodic)
+    detail::stencil_forces<true, true, false>(ev, p, cl, img);
+  else if (energy)
+    detail::stencil_forces<true, false, false>(ev, p, cl, img);
+  else if (periodic)
+    detail::stencil_forces<false, true, false>(ev, p, cl, img);
+  else
+    detail::stencil_forces<false, false, false>(ev, p, cl, img);
 }
 
 }  // namespace pardyn::cpu

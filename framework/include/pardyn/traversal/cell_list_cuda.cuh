@@ -1,14 +1,225 @@
-// Cell-list traversal on the GPU. (Placeholder: the cell_list work replaces it.)
+// Cell-list traversal on the GPU, instantiated inside each potential's plugin for its evaluator.
+// One thread per sorted slot (neighbouring threads hold neighbouring particles, so their reads of
+// neighbours hit the same cache lines), a full list or stencil (no atomics: each thread sums its
+// own target and writes it to store index order[k]):
+//   - Verlet list: the list is transposed (neighbour m of slot k at nl[m * pitch + k]), so a warp's
+//     index reads are one coalesced line per step;
+//   - stencil: the 3^dim cells around the slot's cell, every evaluation;
+//   - far zones: the stencil over `near` rings, exact, then every cell's centre of mass, streamed
+//     through shared memory in tiles (all threads of a block read the same cell: a broadcast), with
+//     the near block masked out.
 #pragma once
+
+#if !defined(__CUDACC__)
+#error "cell_list_cuda.cuh holds CUDA kernels: include it only from .cu files"
+#endif
+
+#include <cuda_runtime.h>
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/cuda_check.hpp"
+#include "pardyn/evaluator.hpp"
+#include "pardyn/particles.hpp"
 
 namespace pardyn::cuda {
 
-template <class Eval, class View>
-void cell_list_forces(const Eval&, const View&, const CellList&, const Box&, bool /*energy*/) {
-  throw Error("the cell-list traversal is not implemented on the GPU yet");
+namespace detail {
+
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+PARDYN_INLINE __device__ void cl_pair(const Eval& ev, const PeriodicImage<Real>& img,
+                                      const CellParticle<Real>& xi, Real mi, int ti,
+                                      const CellParticle<Real>& xj, int tj, bool keep,
+                                      Real (&acc)[3], Real& ep, Real& vr) {
+  Real d0 = xi.c[0] - xj.c[0], d1 = xi.c[1] - xj.c[1];
+  Real d2 = Dim == 3 ? xi.c[2] - xj.c[2] : Real(0);
+  if constexpr (Periodic) {
+    d0 = img.wrap(d0, 0);
+    d1 = img.wrap(d1, 1);
+    if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
+  }
+  const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
+  Real fdivr, e;
+  ev.pair(r2, mi, record_mass<Dim>(xj), ti, tj, fdivr, e);
+  if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
+  fdivr = keep ? fdivr : Real(0);
+  acc[0] = fma(fdivr, d0, acc[0]);
+  acc[1] = fma(fdivr, d1, acc[1]);
+  if constexpr (Dim == 3) acc[2] = fma(fdivr, d2, acc[2]);
+  if constexpr (Energy) {
+    ep += keep ? e : Real(0);
+    vr = fma(fdivr, true_r2(ev, r2), vr);
+  }
+}
+
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+__global__ void __launch_bounds__(128)
+    cl_verlet_kernel(const Eval ev, const ParticleView<Real, Dim> p, const CellList cl,
+                     const PeriodicImage<Real> img) {
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (k >= cl.n) return;
+  const CellParticle<Real>* __restrict__ pos = cl.positions<Real>();
+  const std::int32_t* __restrict__ type = cl.type;
+  const std::uint32_t* __restrict__ nl = cl.nl + k;
+  const std::size_t pitch = cl.nl_col;
+  const CellParticle<Real> xi = pos[k];
+  const Real mi = record_mass<Dim>(xi);
+  const int ti = type[k];
+  const int cnt = int(cl.nl_count[k]);
+  Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
+#pragma unroll 4
+  for (int m = 0; m < cnt; ++m) {
+    const std::uint32_t j = __ldg(nl + std::size_t(m) * pitch);
+    cl_pair<Eval, Real, Dim, Energy, Periodic>(ev, img, xi, mi, ti, pos[j], type[j], true, acc, ep,
+                                               vr);
+  }
+  add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
+}
+
+// The exact part: the cells `rings` around slot k's cell.
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+PARDYN_INLINE __device__ void cl_stencil(const Eval& ev, const CellList& cl,
+                                         const PeriodicImage<Real>& img, std::uint32_t k,
+                                         const CellParticle<Real>& xi, int ti, int rings,
+                                         int (&lo)[3], int (&hi)[3], Real (&acc)[3], Real& ep,
+                                         Real& vr) {
+  const CellParticle<Real>* __restrict__ pos = cl.positions<Real>();
+  const std::int32_t* __restrict__ type = cl.type;
+  const Real mi = record_mass<Dim>(xi);
+  int c[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) c[d] = cl.coordinate(xi.c[d], d);
+  for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], rings, lo[d], hi[d]);
+  for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
+    for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
+      for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
+        const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
+                                             Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
+        const std::uint32_t je = cl.cell_end[nb];
+        for (std::uint32_t j = cl.cell_start[nb]; j < je; ++j)
+          cl_pair<Eval, Real, Dim, Energy, Periodic>(ev, img, xi, mi, ti, pos[j], type[j], j != k,
+                                                     acc, ep, vr);
+      }
+}
+
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+__global__ void __launch_bounds__(128)
+    cl_stencil_kernel(const Eval ev, const ParticleView<Real, Dim> p, const CellList cl,
+                      const PeriodicImage<Real> img) {
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (k >= cl.n) return;
+  const CellParticle<Real> xi = cl.positions<Real>()[k];
+  Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  cl_stencil<Eval, Real, Dim, Energy, Periodic>(ev, cl, img, std::uint32_t(k), xi, cl.type[k], 1,
+                                                lo, hi, acc, ep, vr);
+  add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
+}
+
+constexpr int kFarTile = 128;
+
+template <class Eval, class Real, int Dim, bool Energy>
+__global__ void __launch_bounds__(kFarTile)
+    cl_far_kernel(const Eval ev, const ParticleView<Real, Dim> p, const CellList cl) {
+  __shared__ CellMoment<Real> tile[kFarTile];
+  __shared__ int tile_c[kFarTile][3];
+  const std::size_t k0 = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  const bool active = k0 < cl.n;
+  const std::size_t k = active ? k0 : cl.n - 1;  // idle threads help load tiles, write nothing
+  const CellParticle<Real> xi = cl.positions<Real>()[k];
+  Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  cl_stencil<Eval, Real, Dim, Energy, false>(ev, cl, PeriodicImage<Real>{}, std::uint32_t(k), xi,
+                                             cl.type[k], cl.near, lo, hi, acc, ep, vr);
+  const CellMoment<Real>* __restrict__ mom = cl.moments<Real>();
+  const int nc = int(cl.ncells);
+  for (int base = 0; base < nc; base += kFarTile) {
+    __syncthreads();
+    const int c = base + int(threadIdx.x);
+    if (c < nc) {
+      tile[threadIdx.x] = mom[c];
+      tile_c[threadIdx.x][0] = c % cl.cells[0];
+      tile_c[threadIdx.x][1] = (c / cl.cells[0]) % cl.cells[1];
+      tile_c[threadIdx.x][2] = c / (cl.cells[0] * cl.cells[1]);
+    }
+    __syncthreads();
+    const int count = min(kFarTile, nc - base);
+    for (int t = 0; t < count; ++t) {
+      const CellMoment<Real> r = tile[t];
+      const bool near = tile_c[t][0] >= lo[0] && tile_c[t][0] <= hi[0] && tile_c[t][1] >= lo[1] &&
+                        tile_c[t][1] <= hi[1] && tile_c[t][2] >= lo[2] && tile_c[t][2] <= hi[2];
+      const Real M = record_mass<Dim>(r);
+      const Real d0 = xi.c[0] - r.c[0], d1 = xi.c[1] - r.c[1];
+      const Real d2 = Dim == 3 ? xi.c[2] - r.c[2] : Real(0);
+      const Real s = pair_r2<Dim>(ev, d0, d1, d2);
+      Real phi, f1, f2, f3;
+      ev.far(s, phi, f1, f2, f3);
+      const bool use = !near && M > Real(0);
+      const Real fdivr = use ? Real(-2) * M * f1 : Real(0);
+      acc[0] = fma(fdivr, d0, acc[0]);
+      acc[1] = fma(fdivr, d1, acc[1]);
+      if constexpr (Dim == 3) acc[2] = fma(fdivr, d2, acc[2]);
+      if constexpr (Energy) {
+        ep += use ? M * phi : Real(0);
+        vr = fma(fdivr, true_r2(ev, s), vr);
+      }
+    }
+  }
+  if (active) add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
+}
+
+inline unsigned cl_blocks(std::size_t n, int threads) {
+  return unsigned((n + threads - 1) / threads);
+}
+
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
+               const PeriodicImage<Real>& img) {
+  if (cl.verlet) {
+    cl_verlet_kernel<Eval, Real, Dim, Energy, Periodic>
+        <<<cl_blocks(cl.n, 128), 128>>>(ev, p, cl, img);
+    PARDYN_CUDA_CHECK_LAUNCH("cl_verlet_kernel");
+  } else {
+    cl_stencil_kernel<Eval, Real, Dim, Energy, Periodic>
+        <<<cl_blocks(cl.n, 128), 128>>>(ev, p, cl, img);
+    PARDYN_CUDA_CHECK_LAUNCH("cl_stencil_kernel");
+  }
+}
+
+}  // namespace detail
+
+// Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) over the
+// cell list to the store's arrays.
+template <class Eval, class Real, int Dim>
+void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
+                      const Box& box, bool energy) {
+  if (cl.n != p.n)
+    throw Error("internal: the cell list holds " + std::to_string(cl.n) + " particles, the store " +
+                std::to_string(p.n) + " (the scheme was not updated)");
+  if (p.n == 0) return;
+  if (cl.far) {
+    if constexpr (EvaluatorTraits<Eval>::has_far_field) {
+      check_near_zone(ev, cl);
+      const unsigned b = detail::cl_blocks(cl.n, detail::kFarTile);
+      if (energy)
+        detail::cl_far_kernel<Eval, Real, Dim, true><<<b, detail::kFarTile>>>(ev, p, cl);
+      else
+        detail::cl_far_kernel<Eval, Real, Dim, false><<<b, detail::kFarTile>>>(ev, p, cl);
+      PARDYN_CUDA_CHECK_LAUNCH("cl_far_kernel");
+      return;
+    } else {
+      throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");
+    }
+  }
+  const auto img = PeriodicImage<Real>::make(box);
+  const bool periodic = box.any_periodic(Dim);
+  if (energy && periodic)
+    detail::cl_launch<Eval, Real, Dim, true, true>(ev, p, cl, img);
+  else if (energy)
+    detail::cl_launch<Eval, Real, Dim, true, false>(ev, p, cl, img);
+  else if (periodic)
+    detail::cl_launch<Eval, Real, Dim, false, true>(ev, p, cl, img);
+  else
+    detail::cl_launch<Eval, Real, Dim, false, false>(ev, p, cl, img);
 }
 
 }  // namespace pardyn::cuda

@@ -1,0 +1,133 @@
+// Whole simulation steps through pardyn::Simulation, as `pardyn run` takes them: leapfrog +
+// cell_list + a pair law, with thermo only at the first and last step. Prints steps/s and
+// particle-steps/s of the timed run (a short warm-up run first takes the GPU off its idle clock and
+// loads every module).
+//
+//   bench_cell_list lj       [--backend cuda|cpu] [--precision float|double] [--cells C] [--steps
+//   S]
+//                            [--skin 0.3] [--threads T]
+//     LJ 3D: fcc rho = 0.8442 with C^3 unit cells (4 C^3 atoms; --cells 20,20,40: 64,000), T
+//     = 1.44, rc = 2.5, dt = 0.005, periodic (the LAMMPS `in.lj` problem at C = 20: 32,000 atoms).
+//   bench_cell_list soft_gas [--backend ...] [--side S] [--steps ...] [--near 1] [--cell_size W]
+//     2D real gas (soft_gas, seed 003): S^2 particles on a square lattice of spacing 4 in a walled
+//     box, T = 0.05, far zones.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "pardyn/config.hpp"
+#include "pardyn/registry.hpp"
+#include "pardyn/simulation.hpp"
+
+using namespace pardyn;
+
+namespace {
+
+// Full precision: a box side printed with 6 digits can lose the last lattice cell.
+std::string num(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+std::string arg(const std::map<std::string, std::string>& a, const std::string& k,
+                const std::string& def) {
+  auto it = a.find(k);
+  return it == a.end() ? def : it->second;
+}
+
+std::string lj_scenario(const std::map<std::string, std::string>& a, int steps) {
+  // --cells C (a cube of C^3 fcc cells) or --cells CX,CY,CZ
+  int c[3];
+  const std::string cs = arg(a, "cells", "20");
+  if (std::sscanf(cs.c_str(), "%d,%d,%d", &c[0], &c[1], &c[2]) != 3)
+    c[0] = c[1] = c[2] = std::stoi(cs);
+  const double cell = std::cbrt(4.0 / 0.8442);
+  const double L[3] = {c[0] * cell, c[1] * cell, c[2] * cell};
+  return "[simulation]\ndimension = 3\nprecision = \"" + arg(a, "precision", "float") +
+         "\"\nbackend = \"" + arg(a, "backend", "cuda") + "\"\nsteps = " + std::to_string(steps) +
+         "\nseed = 87287\nthreads = " + arg(a, "threads", "0") +
+         "\n[box]\nlo = [0.0, 0.0, 0.0]\nhi = [" + num(L[0]) + ", " + num(L[1]) + ", " + num(L[2]) +
+         "]\nboundary = \"periodic\"\n[[particles]]\ngenerator = \"lattice\"\nkind = \"fcc\"\n"
+         "density = 0.8442\ntemperature = 1.44\n[[potential]]\ntype = \"lennard_jones\"\n"
+         "epsilon = 1.0\nsigma = 1.0\nrcut = 2.5\nshift = false\nscheme = { type = \"cell_list\", "
+         "skin = " +
+         arg(a, "skin", "0.3") +
+         " }\n[integrator]\ntype = \"leapfrog\"\ndt = 0.005\n"
+         "[[output]]\ntype = \"thermo\"\ninterval = " +
+         std::to_string(steps) + "\n";
+}
+
+std::string gas_scenario(const std::map<std::string, std::string>& a, int steps) {
+  const int side = std::stoi(arg(a, "side", "1000"));
+  const double L = 4.0 * side;
+  std::string scheme = "{ type = \"cell_list\", near = " + arg(a, "near", "1");
+  if (a.count("cell_size")) scheme += ", cell_size = " + a.at("cell_size");
+  scheme += " }";
+  return "[simulation]\ndimension = 2\nprecision = \"" + arg(a, "precision", "float") +
+         "\"\nbackend = \"" + arg(a, "backend", "cuda") + "\"\nsteps = " + std::to_string(steps) +
+         "\nseed = 3\nthreads = " + arg(a, "threads", "0") + "\n[box]\nlo = [0.0, 0.0]\nhi = [" +
+         num(L) + ", " + num(L) +
+         "]\nboundary = \"wall\"\n[[particles]]\ngenerator = \"lattice\"\nkind = \"square\"\n"
+         "spacing = 4.0\ntemperature = 0.05\n[[potential]]\ntype = \"soft_gas\"\nscheme = " +
+         scheme +
+         "\n[integrator]\ntype = \"leapfrog\"\ndt = 0.01\n[[output]]\ntype = \"thermo\"\n"
+         "interval = " +
+         std::to_string(steps) + "\n";
+}
+
+double run(Registry& reg, const std::string& toml, const std::string& dir, std::size_t& n,
+           std::uint64_t& steps) {
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/scenario.toml";
+  std::ofstream(path) << toml;
+  Scenario sc = load_scenario(path, {}, reg);
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  Simulation sim(sc, reg, opt);
+  const auto t0 = std::chrono::steady_clock::now();
+  sim.run();
+  const auto t1 = std::chrono::steady_clock::now();
+  n = sim.store().size();
+  steps = sim.steps_done();
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s lj|soft_gas [--key value ...]\n", argv[0]);
+    return 2;
+  }
+  const std::string what = argv[1];
+  std::map<std::string, std::string> a;
+  for (int i = 2; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
+  try {
+    Registry reg;
+    reg.load_path(Registry::builtin_plugin_dir());
+    reg.throw_if_refused();
+    const int steps = std::stoi(arg(a, "steps", what == "lj" ? "1000" : "100"));
+    const int warm = std::stoi(arg(a, "warmup", "20"));
+    auto make = what == "lj" ? lj_scenario : gas_scenario;
+    const std::string dir = std::filesystem::temp_directory_path().string() + "/pardyn-bench-cell";
+    std::size_t n = 0;
+    std::uint64_t done = 0;
+    if (warm > 0) run(reg, make(a, warm), dir, n, done);
+    const double t = run(reg, make(a, steps), dir, n, done);
+    std::printf(
+        "%s backend=%s precision=%s N=%zu steps=%llu time=%.4f s  %.1f steps/s  %.4g "
+        "particle-steps/s\n",
+        what.c_str(), arg(a, "backend", "cuda").c_str(), arg(a, "precision", "float").c_str(), n,
+        (unsigned long long)done, t, done / t, double(n) * done / t);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The LAMMPS `in.lj` benchmark (32,000 atoms, fcc rho = 0.8442, T = 1.44, LJ rc = 2.5, skin 0.3,
+# 500 steps of NVE) run by LAMMPS's fastest CPU configuration here (`mpirun -np 2 lmp -sf opt`) and by
+# pardyn (leapfrog + cell_list + lennard_jones on the CPU backend, both cores), one after the other,
+# printing both speeds and their ratio. LAMMPS is the Debian package `lammps` (apt-get install lammps).
+#
+#   [ROUNDS=3] [CPUS=0,1] [LMP=lmp] [WRAP=cmd] bench/lammps_inlj.sh [BUILD_DIR] [STEPS]
+#
+# Defaults: build, 500 steps. CPUS pins both programs to those two cores (taskset; mpirun then runs
+# with --bind-to none); LMP is the LAMMPS binary; WRAP a command put before both programs (e.g. a
+# bundle's library-path wrapper on another machine).
+set -euo pipefail
+build=${1:-build}
+steps=${2:-500}
+bench="$(cd "$build" && pwd)/bin/bench_cell_list"
+lmp=${LMP:-lmp}
+wrap=(${WRAP:-})
+pin=()
+[[ -n ${CPUS:-} ]] && pin=(taskset -c "$CPUS")
+command -v "$lmp" >/dev/null || { echo "$lmp not found: apt-get install lammps" >&2; exit 77; }
+[[ -x $bench ]] || { echo "$bench not found: build the bench_cell_list target" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/in.lj" <<LJ
+units		lj
+atom_style	atomic
+lattice		fcc 0.8442
+region		box block 0 20 0 20 0 20
+create_box	1 box
+create_atoms	1 box
+mass		1 1.0
+velocity	all create 1.44 87287 loop geom
+pair_style	lj/cut 2.5
+pair_coeff	1 1 1.0 1.0 2.5
+neighbor	0.3 bin
+neigh_modify	delay 0 every 20 check no
+fix		1 all nve
+run		$steps
+LJ
+root=()
+[[ $(id -u) == 0 ]] && root=(--allow-run-as-root)
+# This machine is shared: every program runs `rounds` times, interleaved, and the best run counts.
+rounds=${ROUNDS:-3}
+best() { sort -g | tail -1; }
+lmp_runs=() ; dbl_runs=() ; flt_runs=()
+for r in $(seq "$rounds"); do
+  (cd "$work" && OMP_NUM_THREADS=1 "${pin[@]}" mpirun "${root[@]}" --bind-to none -np 2 \
+    "${wrap[@]}" "$lmp" -sf opt -in in.lj -log none -screen "$work/lammps.out" > /dev/null)
+  t=$(grep -m1 "^Loop time" "$work/lammps.out" | awk '{print $4}')
+  lmp_runs+=("$(awk -v t="$t" -v s="$steps" 'BEGIN {printf "%.1f", s / t}')")
+  for prec in double float; do
+    line=$(OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "${pin[@]}" "${wrap[@]}" "$bench" lj --backend cpu --precision "$prec" \
+      --cells 20 --steps "$steps" --skin 0.3 --threads 2 --warmup 0)
+    sps=$(sed -E 's/.* ([0-9.]+) steps\/s.*/\1/' <<< "$line")
+    if [[ $prec == double ]]; then dbl_runs+=("$sps"); else flt_runs+=("$sps"); fi
+  done
+  echo "round $r: LAMMPS ${lmp_runs[-1]}, pardyn double ${dbl_runs[-1]}, float ${flt_runs[-1]} steps/s"
+done
+lmp=$(printf '%s\n' "${lmp_runs[@]}" | best)
+dbl=$(printf '%s\n' "${dbl_runs[@]}" | best)
+flt=$(printf '%s\n' "${flt_runs[@]}" | best)
+echo "best of $rounds: LAMMPS (mpirun -np 2 lmp -sf opt) $lmp steps/s"
+echo "best of $rounds: pardyn double $dbl steps/s = $(awk -v a="$dbl" -v b="$lmp" 'BEGIN {printf "%.2f", a / b}') x LAMMPS"
+echo "best of $rounds: pardyn float  $flt steps/s = $(awk -v a="$flt" -v b="$lmp" 'BEGIN {printf "%.2f", a / b}') x LAMMPS"

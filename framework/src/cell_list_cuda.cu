@@ -1,0 +1,411 @@
+// The CUDA engine of CellListBuilder: binning, sorting (CUB radix sort), cell ranges, the Verlet
+// list and the cells' centres of mass, all on the device. The host sees one value per update
+// (whether some particle moved more than skin/2) and, at a rebuild, the bounding box of open axes
+// and the longest neighbour row (to grow the list when the density rose).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cub/device/device_radix_sort.cuh>
+#include <limits>
+#include <vector>
+
+#include "cell_list_impl.hpp"
+#include "pardyn/cell_list.hpp"
+#include "pardyn/cuda.hpp"
+#include "pardyn/cuda_check.hpp"
+
+namespace pardyn::detail {
+namespace {
+
+constexpr int kThreads = 256;
+inline unsigned blocks_for(std::size_t n) {
+  return unsigned(std::max<std::size_t>(1, (n + kThreads - 1) / kThreads));
+}
+
+// A device array that grows (never shrinks) and frees itself.
+template <class T>
+class DeviceArray {
+public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() {
+    if (ptr_) cudaFree(ptr_);  // no throw from a destructor; a failure here is harmless
+  }
+  T* get() const { return ptr_; }
+  // Makes room for n elements; the contents are lost when it grows.
+  T* reserve(std::size_t n, const char* what) {
+    if (n <= cap_ && ptr_) return ptr_;
+    if (ptr_) PARDYN_CUDA_CHECK(cudaFree(ptr_));
+    ptr_ = nullptr;
+    cap_ = 0;
+    const std::size_t want = std::max<std::size_t>(n + n / 8, 1);
+    const cudaError_t e = cudaMalloc(&ptr_, want * sizeof(T));
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      ptr_ = nullptr;
+      std::size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      throw Error("cell_list: the GPU is out of memory for the " + std::string(what) + " (" +
+                  std::to_string(want * sizeof(T) >> 20) + " MiB asked, " +
+                  std::to_string(free_b >> 20) +
+                  " MiB free); use a smaller skin, fewer particles or the CPU backend");
+    }
+    cap_ = want;
+    return ptr_;
+  }
+
+private:
+  T* ptr_ = nullptr;
+  std::size_t cap_ = 0;
+};
+
+// Pinned host words the device writes into and the host reads after one synchronisation.
+struct HostWords {
+  unsigned* p = nullptr;
+  HostWords() { PARDYN_CUDA_CHECK(cudaMallocHost(&p, 4 * sizeof(unsigned))); }
+  ~HostWords() {
+    if (p) cudaFreeHost(p);
+  }
+};
+
+template <class Real, int Dim>
+__global__ void bounds_partial(ParticleView<Real, Dim> p, double* out) {
+  double lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) lo[d] = INFINITY, hi[d] = -INFINITY;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    for (int d = 0; d < Dim; ++d) {
+      const double x = double(p.x[d][i]);
+      if (isfinite(x)) lo[d] = fmin(lo[d], x), hi[d] = fmax(hi[d], x);
+    }
+  __shared__ double s[2 * Dim][kThreads];
+  for (int d = 0; d < Dim; ++d) s[d][threadIdx.x] = lo[d], s[Dim + d][threadIdx.x] = hi[d];
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w /= 2) {
+    if (int(threadIdx.x) < w)
+      for (int d = 0; d < Dim; ++d) {
+        s[d][threadIdx.x] = fmin(s[d][threadIdx.x], s[d][threadIdx.x + w]);
+        s[Dim + d][threadIdx.x] = fmax(s[Dim + d][threadIdx.x], s[Dim + d][threadIdx.x + w]);
+      }
+    __syncthreads();
+  }
+  if (threadIdx.x < 2 * Dim) out[blockIdx.x * 2 * Dim + threadIdx.x] = s[threadIdx.x][0];
+}
+
+template <class Real, int Dim>
+__global__ void cell_keys(ParticleView<Real, Dim> p, CellList g, std::uint32_t* key,
+                          std::uint32_t* idx) {
+  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i >= p.n) return;
+  int c[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) c[d] = g.coordinate(p.x[d][i], d);
+  key[i] = std::uint32_t(g.cell_index(c[0], c[1], c[2]));
+  idx[i] = std::uint32_t(i);
+}
+
+__global__ void cell_bounds(const std::uint32_t* key, std::size_t n, std::uint32_t* start,
+                            std::uint32_t* end) {
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  const std::uint32_t c = key[k];
+  if (k == 0 || key[k - 1] != c) start[c] = std::uint32_t(k);
+  if (k == n - 1 || key[k + 1] != c) end[c] = std::uint32_t(k + 1);
+}
+
+// Sorted copies of positions and masses; with Build also the reference positions and the types;
+// with Check, raises *flag to `epoch` when some particle moved more than sqrt(limit2).
+template <class Real, int Dim, bool Build, bool Check>
+__global__ void cell_gather(ParticleView<Real, Dim> p, const std::uint32_t* __restrict__ order,
+                            CellParticle<Real>* __restrict__ pos, CellParticle<Real>* ref,
+                            std::int32_t* type, PeriodicImage<Real> img, Real limit2,
+                            unsigned* flag, unsigned epoch) {
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (k >= p.n) return;
+  const std::uint32_t i = order[k];
+  CellParticle<Real> r;
+  for (int d = 0; d < Dim; ++d) r.c[d] = p.x[d][i];
+  r.c[Dim] = p.mass[i];
+  if (Dim == 2) r.c[3] = Real(0);
+  pos[k] = r;
+  if constexpr (Build) {
+    ref[k] = r;
+    type[k] = p.type[i];
+  }
+  if constexpr (Check) {
+    const CellParticle<Real> o = ref[k];
+    Real d2 = 0;
+    for (int d = 0; d < Dim; ++d) {
+      const Real dx = img.wrap(r.c[d] - o.c[d], d);
+      d2 += dx * dx;
+    }
+    if (!(d2 <= limit2)) *flag = epoch;  // NaN too: rebuild, the framework reports the NaN
+  }
+}
+
+template <class Real, int Dim>
+__global__ void cell_verlet(CellList g, PeriodicImage<Real> img, Real range2, std::uint32_t* nl,
+                            std::uint32_t* count, unsigned cap, unsigned* worst) {
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (k >= g.n) return;
+  const CellParticle<Real>* pos = g.positions<Real>();
+  const CellParticle<Real> xi = pos[k];
+  int c[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) c[d] = g.coordinate(xi.c[d], d);
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) g.axis_range(d, c[d], 1, lo[d], hi[d]);
+  unsigned m = 0;
+  for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
+    for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
+      for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
+        const std::size_t cc =
+            g.cell_index(g.wrap_cell(a0, 0), g.wrap_cell(a1, 1), Dim == 3 ? g.wrap_cell(a2, 2) : 0);
+        const std::uint32_t je = g.cell_end[cc];
+        for (std::uint32_t j = g.cell_start[cc]; j < je; ++j) {
+          const CellParticle<Real> xj = pos[j];
+          Real r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const Real dx = img.wrap(xi.c[d] - xj.c[d], d);
+            r2 += dx * dx;
+          }
+          if (r2 < range2 && j != std::uint32_t(k)) {
+            if (m < cap) nl[std::size_t(m) * g.nl_col + k] = j;
+            ++m;
+          }
+        }
+      }
+  count[k] = m;
+  atomicMax(worst, m);
+}
+
+// Mass and centre of mass of each cell: one warp per cell, sums in double.
+template <class Real, int Dim>
+__global__ void cell_moments(CellList g, CellMoment<Real>* mom) {
+  const std::size_t c = (blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (c >= g.ncells) return;
+  const CellParticle<Real>* pos = g.positions<Real>();
+  double m = 0, mx[3] = {0, 0, 0};
+  for (std::uint32_t k = g.cell_start[c] + lane; k < g.cell_end[c]; k += 32) {
+    const CellParticle<Real> r = pos[k];
+    const double mk = double(r.c[Dim]);
+    m += mk;
+    for (int d = 0; d < Dim; ++d) mx[d] += mk * double(r.c[d]);
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    m += __shfl_xor_sync(0xffffffffu, m, o);
+    for (int d = 0; d < Dim; ++d) mx[d] += __shfl_xor_sync(0xffffffffu, mx[d], o);
+  }
+  if (lane == 0) {
+    const int cc[3] = {int(c % g.cells[0]), int((c / g.cells[0]) % g.cells[1]),
+                       int(c / (std::size_t(g.cells[0]) * g.cells[1]))};
+    CellMoment<Real> r{};
+    for (int d = 0; d < Dim; ++d)
+      r.c[d] = m > 0 ? Real(mx[d] / m) : Real(g.origin[d] + (cc[d] + 0.5) * g.width[d]);
+    r.c[Dim] = Real(m);
+    mom[c] = r;
+  }
+}
+
+bool any_open(const Box& box, int dim) {
+  for (int d = 0; d < dim; ++d)
+    if (box.boundary[d] == Boundary::Open) return true;
+  return false;
+}
+
+template <class Real, int Dim>
+class CudaCells {
+public:
+  using Rec = CellParticle<Real>;
+
+  bool update(const ParticleStore& s, const Box& box, const CellPlan& plan, CellList& cl) {
+    const auto p = s.view<Real, Dim>();
+    const std::size_t n = p.n;
+    bool rebuild = plan.force || n != n_ || !built_;
+    if (n == 0) {
+      n_ = 0;
+      publish(cl, plan);
+      cl.n = 0;
+      return rebuild;
+    }
+    if (!rebuild) {
+      // Fresh sorted positions and the displacement check in one kernel, then one word to the host.
+      ++epoch_;
+      const auto img = PeriodicImage<Real>::make(box);
+      cell_gather<Real, Dim, false, true>
+          <<<blocks_for(n), kThreads>>>(p, order_.get(), pos_.get(), ref_.get(), type_.get(), img,
+                                        Real(plan.half_skin2), words_.get(), epoch_);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_gather");
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(host_.p, words_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost));
+      rebuild = host_.p[0] == epoch_;
+    }
+    if (rebuild) build(p, box, plan, cl);
+    if (plan.far) {
+      mom_.reserve(cl.ncells, "cell centres of mass");
+      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
+      publish(cl, plan);
+      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get());
+      PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
+    }
+    publish(cl, plan);
+    return rebuild;
+  }
+
+private:
+  void build(const ParticleView<Real, Dim>& p, const Box& box, const CellPlan& plan, CellList& cl) {
+    const std::size_t n = p.n;
+    n_ = n;
+    double bmin[3] = {0, 0, 0}, bmax[3] = {0, 0, 0};
+    if (any_open(box, Dim)) {
+      const unsigned nb = std::min<unsigned>(blocks_for(n), 1024);
+      double* part = bounds_.reserve(std::size_t(nb) * 2 * Dim, "bounding box");
+      bounds_partial<Real, Dim><<<nb, kThreads>>>(p, part);
+      PARDYN_CUDA_CHECK_LAUNCH("bounds_partial");
+      std::vector<double> h(std::size_t(nb) * 2 * Dim);
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(h.data(), part, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      for (int d = 0; d < Dim; ++d) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (unsigned b = 0; b < nb; ++b) {
+          lo = std::min(lo, h[b * 2 * Dim + d]);
+          hi = std::max(hi, h[b * 2 * Dim + Dim + d]);
+        }
+        bmin[d] = lo <= hi ? lo : 0.0;
+        bmax[d] = lo <= hi ? hi : 0.0;
+      }
+    }
+    plan_grid(cl, Dim, box, plan, bmin, bmax);
+    cl.n = n;
+    ncells_ = cl.ncells;
+
+    std::uint32_t* key = key_.reserve(n, "cell keys");
+    std::uint32_t* key_sorted = key2_.reserve(n, "cell keys");
+    std::uint32_t* idx = idx_.reserve(n, "cell keys");
+    std::uint32_t* order = order_.reserve(n, "sorted order");
+    std::uint32_t* start = start_.reserve(ncells_, "cell ranges");
+    std::uint32_t* end = end_.reserve(ncells_, "cell ranges");
+    pos_.reserve(n, "sorted positions");
+    ref_.reserve(n, "sorted positions");
+    type_.reserve(n, "sorted types");
+    if (!words_.get()) {
+      words_.reserve(4, "flags");
+      PARDYN_CUDA_CHECK(cudaMemset(words_.get(), 0, 4 * sizeof(unsigned)));
+    }
+
+    cell_keys<Real, Dim><<<blocks_for(n), kThreads>>>(p, cl, key, idx);
+    PARDYN_CUDA_CHECK_LAUNCH("cell_keys");
+    int bits = 1;
+    while (bits < 32 && (std::size_t(1) << bits) < ncells_) ++bits;
+    std::size_t temp_bytes = 0;
+    PARDYN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key, key_sorted, idx,
+                                                      order, n, 0, bits));
+    void* temp = temp_.reserve(temp_bytes, "sort scratch");
+    PARDYN_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, key_sorted, idx, order, n, 0, bits));
+    PARDYN_CUDA_CHECK(cudaMemsetAsync(start, 0, ncells_ * sizeof(std::uint32_t)));
+    PARDYN_CUDA_CHECK(cudaMemsetAsync(end, 0, ncells_ * sizeof(std::uint32_t)));
+    cell_bounds<<<blocks_for(n), kThreads>>>(key_sorted, n, start, end);
+    PARDYN_CUDA_CHECK_LAUNCH("cell_bounds");
+    cell_gather<Real, Dim, true, false>
+        <<<blocks_for(n), kThreads>>>(p, order, pos_.get(), ref_.get(), type_.get(),
+                                      PeriodicImage<Real>::make(box), Real(0), nullptr, 0);
+    PARDYN_CUDA_CHECK_LAUNCH("cell_gather");
+    ++builds_;
+    built_ = true;
+    publish(cl, plan);
+    if (plan.verlet) build_list(cl, box, plan);
+  }
+
+  void build_list(CellList& cl, const Box& box, const CellPlan& plan) {
+    const std::size_t n = n_;
+    // Rows padded to a multiple of 32 slots: a warp's reads of one column stay aligned.
+    pitch_ = (n + 31) / 32 * 32;
+    count_.reserve(n, "neighbour counts");
+    const auto img = PeriodicImage<Real>::make(box);
+    const Real range2 = Real(plan.range * plan.range);
+    if (capacity_ == 0) capacity_ = 32;
+    for (;;) {
+      nl_.reserve(pitch_ * capacity_, "Verlet list");
+      cl.nl_col = pitch_;
+      PARDYN_CUDA_CHECK(cudaMemsetAsync(words_.get() + 1, 0, sizeof(unsigned)));
+      cell_verlet<Real, Dim><<<blocks_for(n), kThreads>>>(cl, img, range2, nl_.get(), count_.get(),
+                                                          unsigned(capacity_), words_.get() + 1);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_verlet");
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(host_.p + 1, words_.get() + 1, sizeof(unsigned), cudaMemcpyDeviceToHost));
+      const std::size_t worst = host_.p[1];
+      if (worst <= capacity_) break;
+      capacity_ = worst + worst / 8 + 4;  // denser than ever: grow and build again
+    }
+  }
+
+  void publish(CellList& cl, const CellPlan& plan) const {
+    cl.n = n_;
+    cl.cutoff = plan.cutoff;
+    cl.range = plan.range;
+    cl.order = order_.get();
+    cl.cell_start = start_.get();
+    cl.cell_end = end_.get();
+    cl.pos = pos_.get();
+    cl.type = type_.get();
+    cl.verlet = plan.verlet;
+    cl.half = false;
+    cl.nl_count = plan.verlet ? count_.get() : nullptr;
+    cl.nl = plan.verlet ? nl_.get() : nullptr;
+    cl.nl_row = 1;
+    cl.nl_col = pitch_;
+    cl.nl_capacity = capacity_;
+    cl.far = plan.far;
+    cl.near = plan.near;
+    cl.cell_mom = plan.far ? mom_.get() : nullptr;
+    cl.builds = builds_;
+  }
+
+  DeviceArray<std::uint32_t> key_, key2_, idx_, order_, start_, end_, count_, nl_;
+  DeviceArray<unsigned> words_;
+  DeviceArray<Rec> pos_, ref_;
+  DeviceArray<std::int32_t> type_;
+  DeviceArray<CellMoment<Real>> mom_;
+  DeviceArray<double> bounds_;
+  DeviceArray<unsigned char> temp_;
+  HostWords host_;
+  std::size_t n_ = 0, ncells_ = 0, pitch_ = 0, capacity_ = 0;
+  std::uint64_t builds_ = 0;
+  unsigned epoch_ = 0;
+  bool built_ = false;
+};
+
+class CudaEngine final : public CellEngine {
+public:
+  bool update(const ParticleStore& s, const Box& box, const CellPlan& plan, CellList& cl) override {
+    if (s.dim() == 2) {
+      if (s.precision() == Precision::Float) return get(f2_).update(s, box, plan, cl);
+      return get(d2_).update(s, box, plan, cl);
+    }
+    if (s.precision() == Precision::Float) return get(f3_).update(s, box, plan, cl);
+    return get(d3_).update(s, box, plan, cl);
+  }
+
+private:
+  template <class T>
+  static T& get(std::unique_ptr<T>& p) {
+    if (!p) p = std::make_unique<T>();
+    return *p;
+  }
+  std::unique_ptr<CudaCells<float, 2>> f2_;
+  std::unique_ptr<CudaCells<double, 2>> d2_;
+  std::unique_ptr<CudaCells<float, 3>> f3_;
+  std::unique_ptr<CudaCells<double, 3>> d3_;
+};
+
+}  // namespace
+
+std::unique_ptr<CellEngine> make_cuda_cell_engine() {
+  if (cuda::device_count() == 0)
+    throw Error("cell_list: no CUDA device for a CUDA store; use backend = \"cpu\"");
+  return std::make_unique<CudaEngine>();
+}
+
+}  // namespace pardyn::detail

@@ -1,0 +1,46 @@
+// Internal to libpardyn: the backend halves of CellListBuilder (cell_list.cpp on the host,
+// cell_list_cuda.cu on the GPU) and the host-side planning they share.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "pardyn/cell_list.hpp"
+
+namespace pardyn::detail {
+
+// What one update must do, decided on the host from the options and the previous call.
+struct CellPlan {
+  bool far = false;         // far zones (long-range law)
+  bool verlet = false;      // build a Verlet list
+  bool half = false;        // ... listing each pair once (CPU)
+  bool force = false;       // rebuild whatever the displacements
+  double cutoff = 0;        // pairs closer than this matter (infinite: far zones)
+  double range = 0;         // what the list / stencil must cover: cutoff + skin (or cutoff)
+  double half_skin2 = 0;    // rebuild when some particle moved more than this (squared)
+  double min_width = 0;     // smallest cell edge (0: derive it from target_cells)
+  double target_cells = 0;  // far zones without cell_size: cells wanted
+  int near = 1;
+  std::size_t max_cells = 0;
+};
+
+// Fills cl's grid (cells, origin, width, periodic, ncells) for the plan, the box and, for open
+// axes, the particles' bounding box [bmin, bmax].
+void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, const double* bmin,
+               const double* bmax);
+
+class CellEngine {
+public:
+  virtual ~CellEngine() = default;
+  // Refreshes the sorted positions; rebuilds when plan.force or a particle moved too far. Returns
+  // whether it rebuilt.
+  virtual bool update(const ParticleStore& s, const Box& box, const CellPlan& plan,
+                      CellList& cl) = 0;
+};
+
+std::unique_ptr<CellEngine> make_cpu_cell_engine();
+#if defined(PARDYN_HAVE_CUDA)
+std::unique_ptr<CellEngine> make_cuda_cell_engine();
+#endif
+
+}  // namespace pardyn::detail
