@@ -53,7 +53,8 @@ struct Log {
     f.doc =
         "U_ij = G m_i m_j ln(sqrt(r^2 + eps^2) / r0);  F_i = -G m_i m_j (x_i - x_j) / (r^2 + eps^2).\n"
         "The 2D counterpart of Newtonian gravity: the force falls as 1/r. Long range (no cut-off):\n"
-        "use it with scheme \"all_pairs\". r0 only shifts the zero of the energy.";
+        "scheme \"all_pairs\" (exact), \"tree\" (quadtree) or \"cell_list\" with far zones. r0 only\n"
+        "shifts the zero of the energy.";
     f.dims = kDim2;
     f.schema.real("G", 1.0, "energy/mass^2", "strength", 0.0)
         .real("eps", 0.0, "length", "softening length", 0.0)
