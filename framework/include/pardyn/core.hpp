@@ -2,6 +2,7 @@
 // Plain C++17 with no dependencies, so that it can be included by nvcc-compiled files.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -16,6 +17,13 @@
 #endif
 
 namespace pardyn {
+
+// Unqualified fma(a, b, c) in evaluators and traversals: on the device CUDA's overloads; on the host
+// the std:: overloads, so that fma(float, float, float) is one single-precision FMA and not C's
+// double fma with two conversions (which also keeps float SIMD loops narrow).
+#if !defined(__CUDA_ARCH__)
+using std::fma;
+#endif
 
 enum class Backend { Cpu, Cuda };
 enum class Precision { Float, Double };
