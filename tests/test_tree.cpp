@@ -218,6 +218,27 @@ TEST(Tree, RefusesLawWithoutFarField) {
   }
 }
 
+// A law with a short-range part besides its far field (soft_gas) is refused too: an accepted node
+// closer than its rc would lose the short-range force.
+TEST(Tree, RefusesLawWithAShortRangePart) {
+  const std::string dir = test::scratch_dir("short");
+  std::ofstream(dir + "/s.toml")
+      << "[simulation]\ndimension = 2\nsteps = 1\n[[particles]]\ngenerator = \"uniform\"\n"
+         "count = 100\n[[potential]]\ntype = \"soft_gas\"\nscheme = \"tree\"\n";
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  try {
+    Scenario sc = load_scenario(dir + "/s.toml", {"simulation.backend=cpu"}, test::registry());
+    Simulation sim(sc, test::registry(), opt);
+    FAIL() << "soft_gas was accepted by the tree";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("short-range part"), std::string::npos) << m;
+    EXPECT_NE(m.find("cell_list"), std::string::npos) << m;
+  }
+}
+
 // A short run with the tree conserves energy like all-pairs does.
 TEST(Tree, PlummerRunConservesEnergy) {
   const std::string dir = test::scratch_dir("run");

@@ -102,10 +102,9 @@ struct SoftGas {
         "defaults\n"
         "give r* = 0.995, U* = -0.954 (unit masses); U = 0 at r = 0.614 and r = 1.9975, U(0) = "
         "+140.6.\n"
-        "Long range: scheme \"all_pairs\"; its far-field form (the ln r term) lets \"cell_list\" "
-        "far\n"
-        "zones and \"tree\" approximate distant particles. 2D as in the seed; 3D works the same "
-        "way.\n"
+        "Long range: scheme \"all_pairs\"; its far-field form (the ln r term) lets the far zones\n"
+        "of \"cell_list\" approximate distant particles (\"tree\" is refused: it could approximate\n"
+        "a node closer than rc). 2D as in the seed; 3D works the same way.\n"
         "Example: attraction = 0.01, repulsion = 3.0, core_attraction = 2.99, rc = 2.0, eps = 0.1.";
     f.dims = kDimAll;
     f.schema

@@ -8,6 +8,7 @@
 #include "pardyn/evaluator.hpp"
 #include "pardyn/plugin.hpp"
 #include "pardyn/traversal/all_pairs_cpu.hpp"
+#include "pardyn/cell_list.hpp"
 #include "pardyn/traversal/cell_list_cpu.hpp"
 #include "pardyn/traversal/tree_cpu.hpp"
 
@@ -30,6 +31,8 @@ public:
   explicit PairPotential(const Params& p, const RunInfo& run) : params_(p), run_(run) {}
 
   using Traits = EvaluatorTraits<typename Law::template Evaluator<double>>;
+  static constexpr bool kHasShortPart =
+      detail::has_short2_of<typename Law::template Evaluator<double>>::value;
 
   // All-pairs always; a cell list for cut-off laws and for long-range laws with a far field (exact
   // near cells, far cells by their centres of mass); a tree for laws with a far field.
@@ -37,11 +40,17 @@ public:
     switch (k) {
       case NeighbourhoodKind::AllPairs: return true;
       case NeighbourhoodKind::CellList: return Traits::has_cutoff || Traits::has_far_field;
-      case NeighbourhoodKind::Tree: return Traits::has_far_field;
+      // A law with a short-range part besides its far field (soft_gas) would need every node
+      // within that range opened, which the tree's opening criterion does not guarantee.
+      case NeighbourhoodKind::Tree: return Traits::has_far_field && !kHasShortPart;
     }
     return false;
   }
   std::string unsupported_reason(NeighbourhoodKind k) const override {
+    if (k == NeighbourhoodKind::Tree && Traits::has_far_field && kHasShortPart)
+      return std::string("potential '") + Law::info().name +
+             "' has a short-range part (short2) that a tree would approximate by its far field; "
+             "use scheme \"cell_list\" (far zones keep the short range exact) or \"all_pairs\"";
     if (k == NeighbourhoodKind::Tree)
       return std::string("potential '") + Law::info().name +
              "' has no far-field form (far() in its evaluator, see docs/plugins.md), so a tree "
