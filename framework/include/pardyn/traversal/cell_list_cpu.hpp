@@ -25,19 +25,6 @@ namespace pardyn::cpu {
 
 namespace detail {
 
-// pair_r2 (evaluator.hpp) with std::fma: the same value, but a float stays float on the host (an
-// unqualified fma(float, ...) there is C's double fma: two conversions per call).
-template <int Dim, class Eval, class Real>
-PARDYN_INLINE Real host_r2(const Eval& ev, Real d0, Real d1, Real d2) {
-  Real r2;
-  if constexpr (EvaluatorTraits<Eval>::has_soft2)
-    r2 = std::fma(d1, d1, std::fma(d0, d0, ev.soft2));
-  else
-    r2 = std::fma(d1, d1, d0 * d0);
-  if constexpr (Dim == 3) r2 = std::fma(d2, d2, r2);
-  return r2;
-}
-
 // Sums the pair interactions of target xi (slot k) with the slots [jb, je) of one cell.
 template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
 PARDYN_INLINE void cell_sum(const Eval& ev, const CellParticle<Real>* __restrict pos,
@@ -55,7 +42,7 @@ PARDYN_INLINE void cell_sum(const Eval& ev, const CellParticle<Real>* __restrict
       d1 = img.wrap(d1, 1);
       if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
     }
-    const Real r2 = host_r2<Dim>(ev, d0, d1, d2);
+    const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
     Real fdivr, e;
     ev.pair(r2, mi, record_mass<Dim>(pos[j]), ti, type[j], fdivr, e);
     bool keep = j != k;
@@ -107,7 +94,7 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
           d1 = im.wrap(d1, 1);
           if constexpr (Dim == 3) d2 = im.wrap(d2, 2);
         }
-        const Real r2 = host_r2<Dim>(ev, d0, d1, d2);
+        const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
         Real fdivr, e;
         ev.pair(r2, mi, record_mass<Dim>(pos[j]), ti, type[j], fdivr, e);
         bool keep = true;
@@ -179,7 +166,7 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
             d1 = im.wrap(d1, 1);
             if constexpr (Dim == 3) d2 = im.wrap(d2, 2);
           }
-          const Real r2 = host_r2<Dim>(ev, d0, d1, d2);
+          const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
           Real fdivr, e;
           ev.pair(r2, mi, record_mass<Dim>(nb[m]), ti, nt[m], fdivr, e);
           bool keep = true;
@@ -259,15 +246,15 @@ PARDYN_INLINE void far_sum(const Eval& ev, const CellList& cl, const CellParticl
           const Real d0 = xi.c[0] - row[a0].c[0], d1 = xi.c[1] - row[a0].c[1];
           const Real d2 = Dim == 3 ? xi.c[2] - row[a0].c[2] : Real(0);
           const Real M = record_mass<Dim>(row[a0]);
-          const Real s = host_r2<Dim>(ev, d0, d1, d2);
-          Real phi, f1, f2, f3;
-          ev.far(s, phi, f1, f2, f3);
-          const Real fdivr = M > Real(0) ? Real(-2) * M * f1 : Real(0);
+          const Real s = pair_r2<Dim>(ev, d0, d1, d2);
+          Real fdivr, e;
+          far_monopole(ev, s, M, fdivr, e);
+          fdivr = M > Real(0) ? fdivr : Real(0);  // empty cells: no centre of mass
           s0 += fdivr * d0;
           s1 += fdivr * d1;
           if constexpr (Dim == 3) s2 += fdivr * d2;
           if constexpr (Energy) {
-            se += M > Real(0) ? M * phi : Real(0);
+            se += M > Real(0) ? e : Real(0);
             sw += fdivr * true_r2(ev, s);
           }
         }
