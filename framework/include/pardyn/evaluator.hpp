@@ -94,6 +94,17 @@ PARDYN_HD PARDYN_INLINE Real true_r2(const Eval& ev, Real r2) {
     return r2;
 }
 
+// The far-field monopole (law's far() form): a mass M at its centre of mass, seen from separation d
+// with s = |d|^2 + soft2, pulls per unit mass of the target with a = fdivr d, fdivr = -2 M phi'(s),
+// and adds the energy e = M phi(s). The tree's nodes and the cell list's far cells both use it.
+template <class Eval, class Real>
+PARDYN_HD PARDYN_INLINE void far_monopole(const Eval& ev, Real s, Real M, Real& fdivr, Real& e) {
+  Real phi, d1, d2, d3;
+  ev.far(s, phi, d1, d2, d3);
+  fdivr = Real(-2) * M * d1;
+  e = M * phi;
+}
+
 // Writes one target particle's sums into the store, adding to what other potentials put there. The
 // sums are those of pair(): per unit mass of i for per-unit-mass laws, forces otherwise.
 template <class Eval, bool Energy, class View, class Real>

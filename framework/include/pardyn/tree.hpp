@@ -176,11 +176,11 @@ PARDYN_HD PARDYN_INLINE void far_node(const Eval& ev, const Real (&d)[3], Real M
   Real s = d[0] * d[0] + d[1] * d[1];
   if constexpr (Dim == 3) s += d[2] * d[2];
   if constexpr (EvaluatorTraits<Eval>::has_soft2) s += ev.soft2;
-  Real phi, f1, f2, f3;
-  ev.far(s, phi, f1, f2, f3);
-  Real g = Real(2) * M * f1;
   Real a[3];
   if constexpr (Quad) {
+    Real phi, f1, f2, f3;
+    ev.far(s, phi, f1, f2, f3);
+    Real g = Real(2) * M * f1;
     Real qd[3];
     Real tr;
     if constexpr (Dim == 3) {
@@ -201,8 +201,10 @@ PARDYN_HD PARDYN_INLINE void far_node(const Eval& ev, const Real (&d)[3], Real M
     for (int k = 0; k < Dim; ++k) a[k] = -(g * d[k] + h * qd[k]);
     if constexpr (Energy) ep += M * phi + f1 * tr + Real(2) * f2 * dqd;
   } else {
-    for (int k = 0; k < Dim; ++k) a[k] = -g * d[k];
-    if constexpr (Energy) ep += M * phi;
+    Real fdivr, e;
+    far_monopole(ev, s, M, fdivr, e);
+    for (int k = 0; k < Dim; ++k) a[k] = fdivr * d[k];
+    if constexpr (Energy) ep += e;
   }
   for (int k = 0; k < Dim; ++k) acc[k] += a[k];
   if constexpr (Energy) {

@@ -151,15 +151,15 @@ __global__ void __launch_bounds__(kFarTile)
       const Real d0 = xi.c[0] - r.c[0], d1 = xi.c[1] - r.c[1];
       const Real d2 = Dim == 3 ? xi.c[2] - r.c[2] : Real(0);
       const Real s = pair_r2<Dim>(ev, d0, d1, d2);
-      Real phi, f1, f2, f3;
-      ev.far(s, phi, f1, f2, f3);
-      const bool use = !near && M > Real(0);
-      const Real fdivr = use ? Real(-2) * M * f1 : Real(0);
+      Real fdivr, e;
+      far_monopole(ev, s, M, fdivr, e);
+      const bool use = !near && M > Real(0);  // near cells are exact; empty cells have no centre
+      fdivr = use ? fdivr : Real(0);
       acc[0] = fma(fdivr, d0, acc[0]);
       acc[1] = fma(fdivr, d1, acc[1]);
       if constexpr (Dim == 3) acc[2] = fma(fdivr, d2, acc[2]);
       if constexpr (Energy) {
-        ep += use ? M * phi : Real(0);
+        ep += use ? e : Real(0);
         vr = fma(fdivr, true_r2(ev, s), vr);
       }
     }
