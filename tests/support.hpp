@@ -1,6 +1,7 @@
 // Shared helpers for the test suites.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "pardyn/registry.hpp"
@@ -18,5 +19,18 @@ ParamSet params_for(PluginKind kind, const std::string& name, const std::string&
 // One of the test plugins (tests/plugins/<name>), copied into a fresh folder with safe permissions;
 // returns the path of the copy.
 std::string staged_plugin(const std::string& name);
+
+// The test observer "probe" (key `interval`): it hands every observation of a run to the callback
+// of the ProbeScope alive at the time, once per step, and does nothing outside one. It lives in a
+// registry of its own (the built-in plugins plus the probe), so other suites never see it.
+Registry& probe_registry();
+class ProbeScope {
+public:
+  // fields: the ParticleStore::Field bits the callback needs in ctx.particles.
+  explicit ProbeScope(std::function<void(const ObserveContext&)> record, unsigned fields = 0);
+  ~ProbeScope();
+  ProbeScope(const ProbeScope&) = delete;
+  ProbeScope& operator=(const ProbeScope&) = delete;
+};
 
 }  // namespace pardyn::test

@@ -20,9 +20,8 @@ using namespace pardyn;
 namespace {
 
 // -------------------------------------------------------------------------------------------------
-// A probe observer, registered in-process: it records what the tests need at every observation
-// (time, the last step's size, the energy, and optionally the particles), which the built-in
-// observers only write to files.
+// What the probe observer (tests/support.hpp) records at every observation: time, the last step's
+// size, the energy, and optionally the particles, which the built-in observers only write to files.
 struct Sample {
   std::uint64_t step = 0;
   double time = 0, dt = 0, energy = 0;
@@ -30,70 +29,6 @@ struct Sample {
   std::vector<double> x, v, a;  // particle i, axis d at [i * dim + d]
 };
 
-struct ProbeLog {
-  bool particles = false;  // also record positions, velocities and accelerations
-  std::vector<Sample> samples;
-};
-ProbeLog* g_probe = nullptr;  // the log of the run in progress (tests run one at a time)
-
-class Probe final : public Observer {
-public:
-  explicit Probe(std::uint64_t interval) : interval_(interval) {}
-  std::uint64_t interval() const override { return interval_; }
-  unsigned fields() const override {
-    return g_probe && g_probe->particles ? ParticleStore::kPosition | ParticleStore::kVelocity |
-                                               ParticleStore::kAcceleration
-                                         : 0u;
-  }
-  void observe(const ObserveContext& ctx) override {
-    if (!g_probe) return;
-    auto& log = g_probe->samples;
-    // The final step can coincide with a regular observation: one sample per step.
-    if (!log.empty() && log.back().step == ctx.step && ctx.step != 0) return;
-    Sample s;
-    s.step = ctx.step;
-    s.time = ctx.time;
-    s.dt = ctx.thermo->dt;
-    s.energy = ctx.thermo->total;
-    s.rejected = ctx.thermo->rejected_steps;
-    if (g_probe->particles && ctx.particles) {
-      const HostParticles& p = *ctx.particles;
-      for (std::size_t i = 0; i < p.size(); ++i)
-        for (int d = 0; d < p.dim; ++d) {
-          s.x.push_back(p.x[d][i]);
-          s.v.push_back(p.v[d][i]);
-          s.a.push_back(p.a[d][i]);
-        }
-    }
-    log.push_back(std::move(s));
-  }
-
-private:
-  std::uint64_t interval_;
-};
-
-void register_probe(Registrar& r) {
-  FactoryInfo f;
-  f.name = "integrator_probe";
-  f.summary = "test observer: records time, dt, energy and particles in memory";
-  f.backends = kCpu | kCuda;
-  f.schema.integer("interval", 1, "observe every this many steps", 1);
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Observer>(new Probe(std::uint64_t(p.integer("interval"))));
-        }));
-}
-
-// The built-in plugins plus the probe, in a registry of its own so that other suites never see it.
-Registry& probe_registry() {
-  static Registry* reg = [] {
-    auto* r = new Registry;  // never destroyed, like test::registry()
-    r->load_path(Registry::builtin_plugin_dir());
-    r->add_in_process(&register_probe, "test_integrators.cpp");
-    r->throw_if_refused();
-    return r;
-  }();
-  return *reg;
-}
 
 // -------------------------------------------------------------------------------------------------
 // Scenarios: 2D point masses read from a CSV file, gravity with G = 1 and no softening.
@@ -146,31 +81,43 @@ Outcome simulate(const std::string& name, const std::vector<Body>& bodies, const
   // Always an explicit output: without one the framework adds VTK frames and a thermo log, which
   // would make these runs of up to 10^5 steps write for longer than they compute.
   const std::uint64_t interval = run.probe_interval ? run.probe_interval : run.steps;
-  toml += "[[output]]\ntype = \"integrator_probe\"\ninterval = " + std::to_string(interval) + "\n";
+  toml += "[[output]]\ntype = \"probe\"\ninterval = " + std::to_string(interval) + "\n";
   std::ofstream(dir + "/scenario.toml") << toml;
   std::vector<std::string> sets = run.sets;
   sets.push_back("simulation.backend=\"" + g_backend + "\"");
-  Scenario sc = load_scenario(dir + "/scenario.toml", sets, probe_registry());
+  Scenario sc = load_scenario(dir + "/scenario.toml", sets, test::probe_registry());
   RunOptions opt;
   opt.quiet = true;
   opt.output = dir + "/out";
-  ProbeLog log;
-  log.particles = run.probe_particles;
-  g_probe = &log;
   Outcome out;
-  try {
-    Simulation sim(sc, probe_registry(), opt);
-    sim.run();
-    out.time = sim.time();
-    out.steps = sim.steps_done();
-    out.force_evaluations = sim.force_evaluations();
-    sim.store().download(out.final_state);
-  } catch (...) {
-    g_probe = nullptr;
-    throw;
-  }
-  g_probe = nullptr;
-  out.samples = std::move(log.samples);
+  const bool particles = run.probe_particles;
+  test::ProbeScope probe(
+      [&](const ObserveContext& ctx) {
+        Sample s;
+        s.step = ctx.step;
+        s.time = ctx.time;
+        s.dt = ctx.thermo->dt;
+        s.energy = ctx.thermo->total;
+        s.rejected = ctx.thermo->rejected_steps;
+        if (particles && ctx.particles) {
+          const HostParticles& p = *ctx.particles;
+          for (std::size_t i = 0; i < p.size(); ++i)
+            for (int d = 0; d < p.dim; ++d) {
+              s.x.push_back(p.x[d][i]);
+              s.v.push_back(p.v[d][i]);
+              s.a.push_back(p.a[d][i]);
+            }
+        }
+        out.samples.push_back(std::move(s));
+      },
+      particles ? ParticleStore::kPosition | ParticleStore::kVelocity | ParticleStore::kAcceleration
+                : 0u);
+  Simulation sim(sc, test::probe_registry(), opt);
+  sim.run();
+  out.time = sim.time();
+  out.steps = sim.steps_done();
+  out.force_evaluations = sim.force_evaluations();
+  sim.store().download(out.final_state);
   return out;
 }
 

@@ -39,46 +39,10 @@ using namespace pardyn;
 
 namespace {
 
+// What the probe observer (tests/support.hpp) records at every observation.
 struct Sample {
   double time = 0, potential = 0, kinetic = 0, pressure = 0, volume = 0, temperature = 0;
 };
-std::vector<Sample>* g_log = nullptr;
-
-class Probe final : public Observer {
-public:
-  explicit Probe(std::uint64_t interval) : interval_(interval) {}
-  std::uint64_t interval() const override { return interval_; }
-  void observe(const ObserveContext& ctx) override {
-    if (!g_log) return;
-    const Thermo& t = *ctx.thermo;
-    g_log->push_back({ctx.time, t.r.potential, t.r.kinetic, t.pressure, t.volume, t.temperature});
-  }
-
-private:
-  std::uint64_t interval_;
-};
-
-void register_probe(Registrar& r) {
-  FactoryInfo f;
-  f.name = "lj_reference_probe";
-  f.summary = "test observer: records energies and pressure in memory";
-  f.backends = kCpu | kCuda;
-  f.schema.integer("interval", 1, "observe every this many steps", 1);
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Observer>(new Probe(std::uint64_t(p.integer("interval"))));
-        }));
-}
-
-Registry& probe_registry() {
-  static Registry* reg = [] {
-    auto* r = new Registry;  // never destroyed, like test::registry()
-    r->load_path(Registry::builtin_plugin_dir());
-    r->add_in_process(&register_probe, "test_lj_reference.cpp");
-    r->throw_if_refused();
-    return r;
-  }();
-  return *reg;
-}
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -111,7 +75,7 @@ protected:
   void SetUp() override {
     if (GetParam().first == "cuda" && cuda::device_count() == 0)
       GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
-    if (!probe_registry().find(PluginKind::Potential, "lennard_jones"))
+    if (!test::probe_registry().find(PluginKind::Potential, "lennard_jones"))
       GTEST_SKIP() << "the lennard_jones plugin is not built";
   }
 };
@@ -148,24 +112,23 @@ TEST_P(LjReference, NistMonteCarloStatePointT085Rho086) {
                 "[integrator]\ntype = \"leapfrog\"\ndt = %.17g\n"
                 "[[modifier]]\ntype = \"%s\"\ntemperature = 3.0\n"
                 "temperature_end = %.17g\nramp_start = %.17g\nramp_end = %.17g\ntau = %.17g\n"
-                "[[output]]\ntype = \"lj_reference_probe\"\ninterval = 10\n",
+                "[[output]]\ntype = \"probe\"\ninterval = 10\n",
                 static_cast<unsigned long long>(steps), backend.c_str(), L, L, L, N, rc, dt,
                 thermostat.c_str(), T0, melt_end, quench_end, tau);
   std::ofstream(dir + "/scenario.toml") << toml;
-  Scenario sc = load_scenario(dir + "/scenario.toml", {}, probe_registry());
+  Scenario sc = load_scenario(dir + "/scenario.toml", {}, test::probe_registry());
   RunOptions opt;
   opt.quiet = true;
   opt.output = dir + "/out";
   std::vector<Sample> log;
-  g_log = &log;
-  try {
-    Simulation sim(sc, probe_registry(), opt);
+  {
+    test::ProbeScope probe([&](const ObserveContext& ctx) {
+      const Thermo& t = *ctx.thermo;
+      log.push_back({ctx.time, t.r.potential, t.r.kinetic, t.pressure, t.volume, t.temperature});
+    });
+    Simulation sim(sc, test::probe_registry(), opt);
     sim.run();
-  } catch (...) {
-    g_log = nullptr;
-    throw;
   }
-  g_log = nullptr;
 
   std::vector<double> u, p, t;
   for (const Sample& s : log) {

@@ -24,49 +24,11 @@ using namespace pardyn;
 namespace {
 
 // -------------------------------------------------------------------------------------------------
-// A probe observer recording the temperature, kinetic energy and dof at every observation.
+// What the probe observer records at every observation.
 struct Sample {
   std::uint64_t step = 0;
   double time = 0, temperature = 0, kinetic = 0, dof = 0;
 };
-std::vector<Sample>* g_samples = nullptr;  // the log of the run in progress
-
-class Probe final : public Observer {
-public:
-  explicit Probe(std::uint64_t interval) : interval_(interval) {}
-  std::uint64_t interval() const override { return interval_; }
-  void observe(const ObserveContext& ctx) override {
-    if (!g_samples) return;
-    if (!g_samples->empty() && g_samples->back().step == ctx.step && ctx.step != 0) return;
-    g_samples->push_back({ctx.step, ctx.time, ctx.thermo->temperature, ctx.thermo->r.kinetic,
-                          ctx.thermo->dof});
-  }
-
-private:
-  std::uint64_t interval_;
-};
-
-void register_probe(Registrar& r) {
-  FactoryInfo f;
-  f.name = "thermostat_probe";
-  f.summary = "test observer: records temperature, kinetic energy and dof in memory";
-  f.backends = kCpu | kCuda;
-  f.schema.integer("interval", 1, "observe every this many steps", 1);
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Observer>(new Probe(std::uint64_t(p.integer("interval"))));
-        }));
-}
-
-Registry& probe_registry() {
-  static Registry* reg = [] {
-    auto* r = new Registry;  // never destroyed, like test::registry()
-    r->load_path(Registry::builtin_plugin_dir());
-    r->add_in_process(&register_probe, "test_thermostats.cpp");
-    r->throw_if_refused();
-    return r;
-  }();
-  return *reg;
-}
 
 std::string g_backend = "cpu";
 
@@ -96,26 +58,23 @@ GasOutcome run_gas(const std::string& name, const GasRun& g, const std::string& 
                 "[[particles]]\ngenerator = \"lattice\"\nkind = \"sc\"\nspacing = 1.0\n"
                 "temperature = %.17g\n"
                 "[integrator]\ntype = \"leapfrog\"\ndt = %.17g\n"
-                "[[output]]\ntype = \"thermostat_probe\"\ninterval = %llu\n",
+                "[[output]]\ntype = \"probe\"\ninterval = %llu\n",
                 static_cast<unsigned long long>(g.steps), static_cast<unsigned long long>(g.seed),
                 backend.c_str(), g.T_initial, g.dt,
                 static_cast<unsigned long long>(g.probe_interval));
   std::ofstream(dir + "/scenario.toml") << head << "[[modifier]]\n" << g.modifier << "\n";
-  Scenario sc = load_scenario(dir + "/scenario.toml", {}, probe_registry());
+  Scenario sc = load_scenario(dir + "/scenario.toml", {}, test::probe_registry());
   RunOptions opt;
   opt.quiet = true;
   opt.output = dir + "/out";
   GasOutcome out;
-  g_samples = &out.samples;
-  try {
-    Simulation sim(sc, probe_registry(), opt);
-    sim.run();
-    sim.store().download(out.final_state);
-  } catch (...) {
-    g_samples = nullptr;
-    throw;
-  }
-  g_samples = nullptr;
+  test::ProbeScope probe([&](const ObserveContext& ctx) {
+    out.samples.push_back({ctx.step, ctx.time, ctx.thermo->temperature, ctx.thermo->r.kinetic,
+                           ctx.thermo->dof});
+  });
+  Simulation sim(sc, test::probe_registry(), opt);
+  sim.run();
+  sim.store().download(out.final_state);
   return out;
 }
 
