@@ -5,11 +5,8 @@
 // background thread (AsyncWriter) like the vtk observer's frames, so it does not stall the stepping.
 // Every .vti is written under a temporary name and renamed, and fields.pvd is rewritten atomically
 // after each file: an interrupted run leaves only complete files and a collection that opens.
-#include <vtkCallbackCommand.h>
 #include <vtkCellData.h>
 #include <vtkDoubleArray.h>
-#include <vtkErrorCode.h>
-#include <vtkExecutive.h>
 #include <vtkFieldData.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
@@ -19,7 +16,6 @@
 #include <vtkXMLImageDataWriter.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +27,7 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin.hpp"
+#include "../common/vtk_xml.hpp"
 
 namespace pardyn::plugins {
 namespace {
@@ -112,13 +109,6 @@ GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const 
   return g;
 }
 
-// Shortest text that reads back to the same double: times in fields.pvd match the simulation's.
-std::string format_double(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
 struct Settings {
   std::uint64_t interval = 100;
   int cells[3] = {1, 1, 1};
@@ -127,28 +117,6 @@ struct Settings {
   int dim = 3;
   Box box;
   std::string output_dir;
-};
-
-// VTK reports failures through its output window; an ErrorEvent observer collects them so that the
-// exception says what went wrong.
-class VtkErrors {
-public:
-  explicit VtkErrors(vtkObject* obj) {
-    cb_->SetClientData(&message_);
-    cb_->SetCallback([](vtkObject*, unsigned long, void* client, void* call) {
-      auto* msg = static_cast<std::string*>(client);
-      std::string text = call ? static_cast<const char*>(call) : "unknown VTK error";
-      while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-      if (auto nl = text.rfind('\n'); nl != std::string::npos) text.erase(0, nl + 1);
-      *msg += (msg->empty() ? "" : "; ") + text;
-    });
-    obj->AddObserver(vtkCommand::ErrorEvent, cb_);
-  }
-  const std::string& message() const { return message_; }
-
-private:
-  vtkNew<vtkCallbackCommand> cb_;
-  std::string message_;
 };
 
 vtkSmartPointer<vtkDoubleArray> scalar_array(const char* name, const std::vector<double>& v,
@@ -205,33 +173,8 @@ vtkSmartPointer<vtkImageData> build_image(const GridFields& g, double time, std:
 }
 
 void write_vti(vtkImageData* img, const std::string& path, const Settings& s) {
-  const std::string tmp = temp_path_for(path);
   vtkNew<vtkXMLImageDataWriter> w;
-  VtkErrors errors(w);
-  VtkErrors pipeline_errors(w->GetExecutive());  // its "algorithm returned failure" says no more
-  w->SetInputData(img);
-  w->SetFileName(tmp.c_str());
-  w->SetDataModeToAppended();
-  w->EncodeAppendedDataOff();
-  w->SetHeaderTypeToUInt64();
-  if (s.compress) {
-    if (s.compressor == "zlib") w->SetCompressorTypeToZLib();
-    else if (s.compressor == "lzma") w->SetCompressorTypeToLZMA();
-    else w->SetCompressorTypeToLZ4();
-  } else {
-    w->SetCompressorTypeToNone();
-  }
-  const int ok = w->Write();
-  if (!ok || w->GetErrorCode() != vtkErrorCode::NoError || !errors.message().empty()) {
-    std::remove(tmp.c_str());
-    std::string why = errors.message();
-    if (w->GetErrorCode() != vtkErrorCode::NoError)
-      why = std::string(vtkErrorCode::GetStringFromErrorCode(w->GetErrorCode())) +
-            (why.empty() ? "" : ": " + why);
-    throw Error("grid_fields observer: cannot write " + path + ": " +
-                (why.empty() ? "VTK error" : why));
-  }
-  commit_file(tmp, path);
+  vtk_xml::write_atomic(w, img, path, {s.compress, s.compressor, 5}, "grid_fields observer");
 }
 
 class GridFieldsObserver final : public Observer {
@@ -279,19 +222,7 @@ public:
   void end() override { writer_.flush(); }
 
 private:
-  void write_pvd() const {
-    const std::uint16_t one = 1;
-    const bool little = *reinterpret_cast<const unsigned char*>(&one) == 1;
-    std::string xml = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
-                      "byte_order=\"";
-    xml += little ? "LittleEndian" : "BigEndian";
-    xml += "\">\n  <Collection>\n";
-    for (const auto& f : files_)
-      xml += "    <DataSet timestep=\"" + format_double(f.first) + "\" group=\"\" part=\"0\" file=\"" +
-             f.second + "\"/>\n";
-    xml += "  </Collection>\n</VTKFile>\n";
-    write_file_atomic(s_.output_dir + "/fields.pvd", xml);
-  }
+  void write_pvd() const { vtk_xml::write_pvd(s_.output_dir + "/fields.pvd", files_); }
 
   Settings s_;
   std::uint64_t next_ = 0;  // main thread only

@@ -6,11 +6,8 @@
 // the stepping.
 // Every file is written under a temporary name and renamed, and run.pvd is rewritten atomically
 // after each frame, so an interrupted run leaves only complete files and a collection that opens.
-#include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
 #include <vtkDoubleArray.h>
-#include <vtkErrorCode.h>
-#include <vtkExecutive.h>
 #include <vtkFieldData.h>
 #include <vtkFloatArray.h>
 #include <vtkNew.h>
@@ -23,7 +20,6 @@
 #include <vtkTypeInt64Array.h>
 #include <vtkXMLPolyDataWriter.h>
 
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -35,6 +31,7 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin.hpp"
+#include "../common/vtk_xml.hpp"
 
 namespace pardyn::plugins {
 namespace {
@@ -43,13 +40,6 @@ constexpr unsigned kVtkFields = ParticleStore::kPosition | ParticleStore::kVeloc
                                 ParticleStore::kAcceleration | ParticleStore::kMass |
                                 ParticleStore::kType | ParticleStore::kId | ParticleStore::kEpot |
                                 ParticleStore::kLabels;
-
-// Shortest text that reads back to the same double: times in run.pvd must match the simulation's.
-std::string format_double(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 std::string frame_name(std::uint64_t index) {
   char buf[32];
@@ -65,36 +55,6 @@ struct Settings {
   int dim = 3;
   Precision precision = Precision::Double;
   std::string output_dir;
-};
-
-// VTK reports failures through its output window; an ErrorEvent observer turns them into a message
-// we can put into the exception instead of a line on stderr that nobody connects with the failure.
-class VtkErrorCatcher {
-public:
-  explicit VtkErrorCatcher(vtkObject* obj) {
-    cb_->SetClientData(&message_);
-    cb_->SetCallback([](vtkObject*, unsigned long, void* client, void* call) {
-      auto* msg = static_cast<std::string*>(client);
-      if (!msg->empty()) *msg += "; ";
-      *msg += call ? essence(static_cast<const char*>(call)) : "unknown VTK error";
-    });
-    obj->AddObserver(vtkCommand::ErrorEvent, cb_);
-  }
-  const std::string& message() const { return message_; }
-
-private:
-  // VTK's text is "ERROR: In file.cxx, line N\nvtkClass (0x...): what happened\n\n": keep only
-  // what happened, so that the exception reads as one line.
-  static std::string essence(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    if (auto nl = text.rfind('\n'); nl != std::string::npos) text.erase(0, nl + 1);
-    if (auto colon = text.find("): "); colon != std::string::npos && text.rfind("vtk", 0) == 0)
-      text.erase(0, colon + 3);
-    return text;
-  }
-
-  vtkNew<vtkCallbackCommand> cb_;
-  std::string message_;
 };
 
 template <class Real>
@@ -219,40 +179,9 @@ vtkSmartPointer<vtkPolyData> build_polydata(const HostParticles& p, int dim, dou
 }
 
 void write_vtp(vtkPolyData* pd, const std::string& path, const Settings& s) {
-  const std::string tmp = temp_path_for(path);
   vtkNew<vtkXMLPolyDataWriter> w;
-  VtkErrorCatcher errors(w);
-  // The pipeline adds its own "algorithm returned failure" after the writer's message: caught so
-  // that it does not reach stderr, and left out because it says nothing more.
-  VtkErrorCatcher pipeline_errors(w->GetExecutive());
-  w->SetInputData(pd);
-  w->SetFileName(tmp.c_str());
-  w->SetDataModeToAppended();
-  w->EncodeAppendedDataOff();  // raw binary: base64 costs a third more space and time
-  w->SetHeaderTypeToUInt64();  // blocks over 4 GiB for very large frames
-  if (s.compress) {
-    if (s.compressor == "zlib") w->SetCompressorTypeToZLib();
-    else if (s.compressor == "lzma") w->SetCompressorTypeToLZMA();
-    else w->SetCompressorTypeToLZ4();
-    w->SetCompressionLevel(s.compression_level);
-  } else {
-    w->SetCompressorTypeToNone();
-  }
-  const int ok = w->Write();
-  if (!ok || w->GetErrorCode() != vtkErrorCode::NoError || !errors.message().empty()) {
-    std::remove(tmp.c_str());
-    std::string why = errors.message();
-    if (w->GetErrorCode() != vtkErrorCode::NoError)
-      why = std::string(vtkErrorCode::GetStringFromErrorCode(w->GetErrorCode())) +
-            (why.empty() ? "" : ": " + why);
-    throw Error("vtk observer: cannot write " + path + ": " + (why.empty() ? "VTK error" : why));
-  }
-  commit_file(tmp, path);
-}
-
-bool little_endian() {
-  const std::uint16_t one = 1;
-  return *reinterpret_cast<const unsigned char*>(&one) == 1;
+  vtk_xml::write_atomic(w, pd, path, {s.compress, s.compressor, s.compression_level},
+                        "vtk observer");
 }
 
 class VtkObserver final : public Observer {
@@ -306,29 +235,14 @@ private:
     write_pvd();
   }
 
-  void write_pvd() const {
-    std::string xml;
-    xml.reserve(128 + 80 * frames_.size());
-    xml += "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"";
-    xml += little_endian() ? "LittleEndian" : "BigEndian";
-    xml += "\">\n  <Collection>\n";
-    for (const auto& f : frames_)
-      xml += "    <DataSet timestep=\"" + format_double(f.time) +
-             "\" group=\"\" part=\"0\" file=\"" + f.file + "\"/>\n";
-    xml += "  </Collection>\n</VTKFile>\n";
-    write_file_atomic(s_.output_dir + "/run.pvd", xml);
-  }
-
-  struct Frame {
-    double time;
-    std::string file;  // relative to the output folder, so the folder can be moved
-  };
+  void write_pvd() const { vtk_xml::write_pvd(s_.output_dir + "/run.pvd", frames_); }
 
   Settings s_;
   std::uint64_t next_frame_ = 0;  // main thread only
   std::uint64_t last_step_ = 0;
   bool have_last_step_ = false;
-  std::vector<Frame> frames_;  // writer thread only
+  // (time, file relative to the output folder, so that the folder can be moved); writer thread only
+  std::vector<std::pair<double, std::string>> frames_;
   // Declared last so it is destroyed first: its destructor runs the pending jobs, which use the
   // members above.
   AsyncWriter writer_;
