@@ -25,6 +25,27 @@ namespace pardyn::cpu {
 
 namespace detail {
 
+// One pair as every loop below sees it: the separation d = x_i - x_j (minimum image on periodic
+// axes), r^2 as the law wants it, the law's fdivr and e, and whether the pair counts (inside the
+// law's cut-off, if it has one).
+template <bool Periodic, int Dim, class Eval, class Real>
+PARDYN_INLINE bool pair_terms(const Eval& ev, const PeriodicImage<Real>& img,
+                              const CellParticle<Real>& xi, int ti, const CellParticle<Real>& xj,
+                              int tj, Real& d0, Real& d1, Real& d2, Real& r2, Real& fdivr, Real& e) {
+  d0 = xi.c[0] - xj.c[0];
+  d1 = xi.c[1] - xj.c[1];
+  d2 = Dim == 3 ? xi.c[2] - xj.c[2] : Real(0);
+  if constexpr (Periodic) {
+    d0 = img.wrap(d0, 0);
+    d1 = img.wrap(d1, 1);
+    if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
+  }
+  r2 = pair_r2<Dim>(ev, d0, d1, d2);
+  ev.pair(r2, record_mass<Dim>(xi), record_mass<Dim>(xj), ti, tj, fdivr, e);
+  if constexpr (EvaluatorTraits<Eval>::has_cutoff) return true_r2(ev, r2) < ev.rcut2;
+  return true;
+}
+
 // Sums the pair interactions of target xi (slot k) with the slots [jb, je) of one cell.
 template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
 PARDYN_INLINE void cell_sum(const Eval& ev, const CellParticle<Real>* __restrict pos,
@@ -32,21 +53,12 @@ PARDYN_INLINE void cell_sum(const Eval& ev, const CellParticle<Real>* __restrict
                             const CellParticle<Real>& xi, int ti, std::uint32_t k, std::uint32_t jb,
                             std::uint32_t je, Real (&acc)[3], Real& ep, Real& vr) {
   Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
-  const Real mi = record_mass<Dim>(xi);
 #pragma omp simd reduction(+ : s0, s1, s2, se, sw)
   for (std::uint32_t j = jb; j < je; ++j) {
-    Real d0 = xi.c[0] - pos[j].c[0], d1 = xi.c[1] - pos[j].c[1];
-    Real d2 = Dim == 3 ? xi.c[2] - pos[j].c[2] : Real(0);
-    if constexpr (Periodic) {
-      d0 = img.wrap(d0, 0);
-      d1 = img.wrap(d1, 1);
-      if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
-    }
-    const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
-    Real fdivr, e;
-    ev.pair(r2, mi, record_mass<Dim>(pos[j]), ti, type[j], fdivr, e);
-    bool keep = j != k;
-    if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
+    Real d0, d1, d2, r2, fdivr, e;
+    const bool keep =
+        pair_terms<Periodic, Dim>(ev, img, xi, ti, pos[j], type[j], d0, d1, d2, r2, fdivr, e) &&
+        j != k;
     fdivr = keep ? fdivr : Real(0);
     s0 += fdivr * d0;
     s1 += fdivr * d1;
@@ -79,7 +91,6 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
 #pragma omp for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
       const CellParticle<Real> xi = pos[k];
-      const Real mi = record_mass<Dim>(xi);
       const int ti = type[k];
       const std::uint32_t* __restrict row = cl.nl + std::size_t(k) * cl.nl_row;
       const int cnt = int(cl.nl_count[k]);
@@ -87,18 +98,9 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
 #pragma omp simd reduction(+ : s0, s1, s2, se, sw)
       for (int m = 0; m < cnt; ++m) {
         const std::uint32_t j = row[m];
-        Real d0 = xi.c[0] - pos[j].c[0], d1 = xi.c[1] - pos[j].c[1];
-        Real d2 = Dim == 3 ? xi.c[2] - pos[j].c[2] : Real(0);
-        if constexpr (Periodic) {
-          d0 = im.wrap(d0, 0);
-          d1 = im.wrap(d1, 1);
-          if constexpr (Dim == 3) d2 = im.wrap(d2, 2);
-        }
-        const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
-        Real fdivr, e;
-        ev.pair(r2, mi, record_mass<Dim>(pos[j]), ti, type[j], fdivr, e);
-        bool keep = true;
-        if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = true_r2(ev, r2) < ev.rcut2;
+        Real d0, d1, d2, r2, fdivr, e;
+        const bool keep =
+            pair_terms<Periodic, Dim>(ev, im, xi, ti, pos[j], type[j], d0, d1, d2, r2, fdivr, e);
         fdivr = keep ? fdivr : Real(0);
         s0 += fdivr * d0;
         s1 += fdivr * d1;
@@ -159,18 +161,9 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
         }
 #pragma omp simd reduction(+ : s0, s1, s2, se, sw)
         for (int m = 0; m < len; ++m) {
-          Real d0 = xi.c[0] - nb[m].c[0], d1 = xi.c[1] - nb[m].c[1];
-          Real d2 = Dim == 3 ? xi.c[2] - nb[m].c[2] : Real(0);
-          if constexpr (Periodic) {
-            d0 = im.wrap(d0, 0);
-            d1 = im.wrap(d1, 1);
-            if constexpr (Dim == 3) d2 = im.wrap(d2, 2);
-          }
-          const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
-          Real fdivr, e;
-          ev.pair(r2, mi, record_mass<Dim>(nb[m]), ti, nt[m], fdivr, e);
-          bool keep = true;
-          if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = true_r2(ev, r2) < ev.rcut2;
+          Real d0, d1, d2, r2, fdivr, e;
+          const bool keep =
+              pair_terms<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e);
           const Real f = keep ? (kPerUnitMass ? fdivr * mi : fdivr) : Real(0);  // force / r
           b0[m] = f * d0;
           b1[m] = f * d1;
