@@ -103,11 +103,16 @@ struct Rig {
   const CellList& cells() const {
     return *static_cast<const CellList*>(scheme->neighbourhood().data);
   }
+  // Moves the particles (as an integrator does: the positions change, nothing else; an upload would
+  // count as a new set of particles and force a rebuild).
   void set_positions(const HostParticles& hp) {
-    HostParticles cur(run.dim);
-    store->download(cur);
-    for (int d = 0; d < run.dim; ++d) cur.x[d] = hp.x[d];
-    store->upload(cur);
+    visit(*store, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      for (int d = 0; d < run.dim; ++d) {
+        const std::vector<Real> x(hp.x[d].begin(), hp.x[d].end());
+        store->memory().copy_from_host(p.x[d], x.data(), x.size() * sizeof(Real));
+      }
+    });
   }
 };
 

@@ -192,7 +192,7 @@ private:
   // the capacity grows to fit and the pass runs again (never a silent truncation).
   void build_list(const CellList& cl, const Box& box, const CellPlan& plan) {
     const std::int64_t n = std::int64_t(order_.size());
-    count_.resize(std::size_t(n));
+    count_.resize(static_cast<std::size_t>(n));
     const auto img = PeriodicImage<Real>::make(box);
     const Real range2 = Real(plan.range * plan.range);
     constexpr std::uint32_t kChunk = 64;
@@ -359,6 +359,8 @@ struct CellListBuilder::Impl {
   Precision precision = Precision::Double;
   Box box;
   CellListOptions opt;
+  const ParticleStore* store = nullptr;
+  std::uint64_t generation = 0;
 };
 
 CellListBuilder::CellListBuilder() : impl_(std::make_unique<Impl>()) {}
@@ -431,7 +433,7 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
   // every evaluation), no skin, or anything but the positions changed.
   plan.force = !m.built || !plan.verlet || opt.skin == 0 || m.n != s.size() || m.dim != dim ||
                m.precision != s.precision() || m.backend != s.backend() || !same_box(m.box, box) ||
-               !same_options(m.opt, opt);
+               !same_options(m.opt, opt) || m.store != &s || m.generation != s.generation();
 
   if (!m.engine || m.backend != s.backend()) {
     m.engine.reset();
@@ -455,6 +457,8 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
   m.backend = s.backend();
   m.box = box;
   m.opt = opt;
+  m.store = &s;
+  m.generation = s.generation();
   return rebuilt;
 }
 

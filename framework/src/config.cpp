@@ -411,7 +411,14 @@ const Schema& simulation_schema() {
                  "extra plugin files or folders (relative to the scenario file)")
         .integer("progress_interval", 0,
                  "print a thermo line on the terminal every this many steps (0 = ten per run)", 0)
-        .integer("threads", 0, "CPU threads (0 = OpenMP's default: all cores)", 0);
+        .integer("threads", 0,
+                 "CPU threads per rank (0 = all cores, shared evenly by the ranks on one node)", 0)
+        .choice("balance", "speed", {"speed", "equal"},
+                "parallel runs (mpirun), all-pairs ring: size each rank's block by its measured "
+                "speed at the first force evaluation (speed), or give every rank the same share")
+        .reals("rank_weights", std::vector<double>{}, "1",
+               "parallel runs, all-pairs ring: relative share of the particles per rank (one "
+               "value per rank; empty: by `balance`)");
     return k;
   }();
   return s;
@@ -542,6 +549,12 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.output = !sim.string("output").empty() ? sim.string("output") : "out/" + sc.name;
   sc.progress_interval = std::uint64_t(sim.integer("progress_interval"));
   sc.threads = int(sim.integer("threads"));
+  sc.balance_by_speed = sim.string("balance") == "speed";
+  sc.rank_weights = sim.reals("rank_weights");
+  for (double w : sc.rank_weights)
+    if (!(w > 0) || !std::isfinite(w))
+      diag.error(table_of("simulation").source(),
+                 "[simulation] rank_weights must all be positive and finite");
   std::vector<std::string> plugin_paths;
   for (const auto& p : sim.strings("plugin_paths")) {
     fs::path pp(p);

@@ -18,6 +18,7 @@ namespace {
 bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 DeviceInfo device_info() { no_cuda("the GPU device query"); }
+void select_device(int) { no_cuda("GPU selection"); }
 MemoryResource& device_memory() { no_cuda("GPU memory"); }
 std::unique_ptr<BackendOps> make_ops() { no_cuda("the CUDA backend"); }
 void* scratch(std::size_t) { no_cuda("GPU scratch memory"); }

@@ -6,6 +6,7 @@
 
 #include "pardyn/config.hpp"
 #include "pardyn/simulation.hpp"
+#include "parallel/communicator.hpp"
 
 using namespace pardyn;
 
@@ -205,6 +206,21 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  // Started by mpirun as one of several processes: a parallel run (MPI ends when main returns).
+  try {
+    parallel::init(&argc, &argv);
+  } catch (const parallel::QuietError&) {
+    return 1;  // another rank reports it
+  } catch (const Error& e) {
+    std::fprintf(stderr, "pardyn: error: %s\n", e.what());
+    return 1;
+  }
+  struct Finalize {
+    ~Finalize() { parallel::finalize(); }
+  } finalize;
+  parallel::Communicator* comm = parallel::world();
+  const bool root = !comm || comm->rank() == 0;
+
   // Outside the try: an exception thrown by plugin code must be caught and printed while the
   // plugin's library is still loaded.
   Registry registry;
@@ -217,8 +233,20 @@ int main(int argc, char** argv) {
     }
     if (*plugins && *doc_cmd) return cmd_plugins_doc(registry);
     if (*plugins) return cmd_plugins(registry, show);
-    registry.throw_if_refused();
-    Scenario sc = load_scenario(file, sets, registry);
+    Scenario sc;
+    parallel::agree(comm, [&] {
+      registry.throw_if_refused();
+      sc = load_scenario(file, sets, registry);
+    });
+    if (comm) {
+      // Every rank must run the same pardyn on the same scenario.
+      parallel::check_same(comm, "pardyn build",
+                           std::string(PARDYN_VERSION_STRING) + " " + Registry::build_id() +
+                               " plugin ABI " + std::to_string(kPluginAbi),
+                           "install the same pardyn on every node");
+      parallel::check_same(comm, "scenario", sc.resolved_toml,
+                           "give every rank the same scenario file and --set options");
+    }
     if (*validate) {
       // Build every plugin object (without generating particles): factories check what a schema
       // cannot, such as a 3D lattice kind in a 2D run.
@@ -236,9 +264,22 @@ int main(int argc, char** argv) {
     g_sim = &sim;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    sim.run();
+    try {
+      sim.run();
+    } catch (const parallel::QuietError&) {
+      throw;
+    } catch (const std::exception& e) {
+      // During the steps the ranks cannot agree on an error one of them met: this rank reports it
+      // and ends the whole job, so that no other rank waits for it forever.
+      if (comm) {
+        std::fprintf(stderr, "pardyn: error on rank %d of %d: %s\n", comm->rank(), comm->size(),
+                     e.what());
+        comm->abort(1);
+      }
+      throw;
+    }
     g_sim = nullptr;
-    if (!quiet) {
+    if (!quiet && root) {
       std::printf("done: %llu steps, %.4g steps/s, %llu force evaluations\n",
                   (unsigned long long)sim.steps_done(), sim.steps_per_second(),
                   (unsigned long long)sim.force_evaluations());
@@ -248,6 +289,8 @@ int main(int argc, char** argv) {
                   sim.output_dir().c_str(), sim.output_dir().c_str());
     }
     return 0;
+  } catch (const parallel::QuietError&) {
+    return 1;  // another rank reports it
   } catch (const Error& e) {
     std::fprintf(stderr, "pardyn: error: %s\n", e.what());
     return 1;

@@ -6,10 +6,16 @@
 #include <cstdio>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <random>
 
+#include "pardyn/cuda.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/output.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/domain.hpp"
+#include "parallel/ring.hpp"
+#include "parallel/store_ops.hpp"
 
 namespace fs = std::filesystem;
 
@@ -94,9 +100,25 @@ void check_objects(const Scenario& sc, const Registry& registry) {
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
     : scenario_(sc), quiet_(opt.quiet) {
+  comm_ = parallel::world();
+  if (comm_) {
+    run_.rank = comm_->rank();
+    run_.ranks = comm_->size();
+    run_.comm = comm_;
+    // Ranks on one node share its cores unless [simulation] threads says otherwise.
+    if (sc.threads == 0)
+      omp_set_num_threads(std::max(1, omp_get_num_procs() / std::max(1, comm_->local_size())));
+    if (!sc.rank_weights.empty() && int(sc.rank_weights.size()) != comm_->size())
+      throw Error("[simulation] rank_weights has " + std::to_string(sc.rank_weights.size()) +
+                  " values but the run has " + std::to_string(comm_->size()) +
+                  " ranks; give one weight per rank (or none)");
+  }
   if (sc.threads > 0) omp_set_num_threads(sc.threads);
   std::string note;
-  backend_ = make_backend(sc.backend, note);
+  // One GPU per rank on each node: the node's ranks take its devices in turn.
+  if (comm_ && sc.backend != "cpu" && cuda::device_count() > 0)
+    cuda::select_device(comm_->local_rank() % cuda::device_count());
+  parallel::agree(comm_, [&] { backend_ = make_backend(sc.backend, note); });
 
   run_.dim = sc.dim;
   run_.precision = sc.precision;
@@ -107,13 +129,14 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   run_.scenario_dir = sc.dir;
   run_.quiet = opt.quiet;
   run_.end_time = sc.end_time;
-  progress_ = std::make_unique<Progress>(sc.steps, opt.quiet);
+  progress_ = std::make_unique<Progress>(sc.steps, opt.quiet || run_.rank != 0);
   if (!note.empty()) progress_->message(note);
 
   // Every object is made (and so every parameter problem a factory finds is reported) before any
-  // output is written.
+  // output is written. In a parallel run the ranks agree on the outcome before going on, so that an
+  // error on one rank is reported once and no rank waits for the others in vain.
+  parallel::agree(comm_, [&] {
   store_ = std::make_unique<ParticleStore>(sc.dim, sc.precision, *backend_.memory);
-  generate(sc, registry);
   for (const auto& p : sc.potentials) {
     ForceTerm ft;
     ft.label = "potential \"" + p.type + "\" (" + p.where + ")";
@@ -133,6 +156,46 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     if (ft.potential->external()) momentum_conserved_ = false;
     forces_.push_back(std::move(ft));
   }
+  integrator_ = registry.make_integrator(sc.integrator.type, sc.integrator.params, run_);
+  // Parallel runs: the all-pairs ring for all-pairs terms, a domain decomposition for cell lists.
+  if (comm_) {
+    double width = 0, trigger = std::numeric_limits<double>::infinity();
+    bool cells = false, pairs = false;
+    for (std::size_t k = 0; k < forces_.size(); ++k) {
+      const auto& ft = forces_[k];
+      if (ft.potential->external()) continue;
+      const auto kind = ft.scheme->neighbourhood().kind;
+      if (kind == NeighbourhoodKind::Tree)
+        throw Error(ft.label + ": scheme \"tree\" does not run on several ranks yet; use scheme "
+                    "\"all_pairs\" (the all-pairs ring scales over GPUs) or run on one rank");
+      if (kind == NeighbourhoodKind::AllPairs) pairs = true;
+      if (kind == NeighbourhoodKind::CellList) {
+        const double cut = ft.potential->cutoff();
+        if (!std::isfinite(cut))
+          throw Error(ft.label + ": cell_list far zones (a long-range law) do not run on several "
+                      "ranks; use scheme \"all_pairs\" (the all-pairs ring) or run on one rank");
+        double skin = 0;
+        const ParamSet& ps = sc.potentials[k].scheme.params;
+        if (ps.has("skin")) skin = ps.real("skin");
+        const double margin = std::max(skin, 0.1 * cut);
+        width = std::max(width, cut + margin);
+        trigger = std::min(trigger, 0.5 * margin);
+        cells = true;
+      }
+    }
+    if (cells) {
+      if (integrator_->particle_state())
+        throw Error("integrator \"" + sc.integrator.type + "\" keeps per-particle state between "
+                    "force evaluations, which particles moving between ranks (the cell list's "
+                    "domain decomposition) would break; use leapfrog, yoshida4, symplectic_euler or "
+                    "euler, or run on one rank");
+      domain_ = std::make_unique<parallel::Domain>(*comm_, sc.box, sc.dim, width, trigger,
+                                                   backend_.backend,
+                                                   sc.precision == Precision::Float ? 4 : 8);
+    }
+    if (pairs) ring_ = std::make_unique<parallel::Ring>(*comm_, backend_.backend);
+  }
+  generate(sc, registry);
   bool wall_axis = false;
   for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
   if (has_walls_ && !wall_axis)
@@ -154,7 +217,6 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     run_.potential_labels.push_back(same > 1 ? sc.potentials[k].type + "_" + std::to_string(index)
                                              : sc.potentials[k].type);
   }
-  integrator_ = registry.make_integrator(sc.integrator.type, sc.integrator.params, run_);
   for (const auto& m : sc.modifiers) {
     modifiers_.push_back(registry.make_modifier(m.type, m.params, run_));
     if (!modifiers_.back()->conserves_momentum()) momentum_conserved_ = false;
@@ -165,21 +227,33 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     for (const auto& c : observers_.back()->columns()) run_.extra_columns.push_back(c);
   }
 
+  });
+
   progress_interval_ = sc.progress_interval ? sc.progress_interval : std::max<std::uint64_t>(1, sc.steps / 10);
 
   // Output folder: a previous run's frames are removed so that the series is never a mix of two runs.
-  make_directories(run_.output_dir);
-  std::error_code ec;
-  if (fs::exists(fs::path(run_.output_dir) / "frames", ec))
-    for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "frames", ec))
-      if (e.path().extension() == ".vtp") fs::remove(e.path(), ec);
-  write_file_atomic((fs::path(run_.output_dir) / "config.toml").string(), sc.resolved_toml);
+  parallel::agree(comm_, [&] {
+    if (run_.rank != 0) return;
+    make_directories(run_.output_dir);
+    std::error_code ec;
+    if (fs::exists(fs::path(run_.output_dir) / "frames", ec))
+      for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "frames", ec))
+        if (e.path().extension() == ".vtp" || e.path().extension() == ".pvtp") fs::remove(e.path(), ec);
+    write_file_atomic((fs::path(run_.output_dir) / "config.toml").string(), sc.resolved_toml);
+  });
 
   char dt[32];
   std::snprintf(dt, sizeof dt, "%g", integrator_->dt());
-  progress_->message("pardyn: " + std::to_string(store_->size()) + " particles, " +
+  std::string ranks;
+  if (comm_) {
+    ranks = ", " + std::to_string(comm_->size()) + " ranks (" +
+            (domain_ ? "domain decomposition: " + domain_->describe() : std::string("")) +
+            (domain_ && ring_ ? "; " : "") + (ring_ ? "all-pairs ring" : "") + ")";
+  }
+  progress_->message("pardyn: " + std::to_string(n_global_) + " particles, " +
                      std::to_string(sc.dim) + "D, " + to_string(sc.precision) + ", backend " +
-                     backend_.description + ", " + std::to_string(sc.steps) + " steps of dt = " + dt);
+                     backend_.description + ranks + ", " + std::to_string(sc.steps) +
+                     " steps of dt = " + dt);
   progress_->message("output: " + run_.output_dir);
 }
 
@@ -213,7 +287,151 @@ void Simulation::generate(const Scenario& sc, const Registry& registry) {
     all.append(hp);
   }
   for (std::size_t i = 0; i < all.size(); ++i) all.id[i] = std::int64_t(i);
+  n_global_ = all.size();
+  if (comm_) distribute(all);
   store_->upload(all);
+}
+
+void Simulation::distribute(HostParticles& all) {
+  const int K = comm_->size(), me = comm_->rank();
+  const std::size_t n = all.size();
+  std::vector<std::size_t> keep;
+  if (domain_) {
+    // By position: the rank whose sub-box holds the particle (periodic axes wrapped first).
+    const Box& b = run_.box;
+    for (std::size_t i = 0; i < n; ++i) {
+      double x[3] = {0, 0, 0};
+      for (int d = 0; d < run_.dim; ++d) {
+        x[d] = all.x[d][i];
+        if (b.boundary[d] == Boundary::Periodic)
+          x[d] -= b.length(d) * std::floor((x[d] - b.lo[d]) / b.length(d));
+      }
+      if (domain_->owner(x) == me) keep.push_back(i);
+    }
+  } else {
+    // Contiguous blocks, by the weights given or equal.
+    std::vector<double> w = scenario_.rank_weights;
+    if (w.empty()) w.assign(std::size_t(K), 1.0);
+    double total = 0, before = 0;
+    for (double v : w) total += v;
+    for (int r = 0; r < me; ++r) before += w[std::size_t(r)];
+    const std::size_t b = std::size_t(std::llround(double(n) * before / total));
+    const std::size_t e = std::size_t(std::llround(double(n) * (before + w[std::size_t(me)]) / total));
+    for (std::size_t i = b; i < std::min(e, n); ++i) keep.push_back(i);
+  }
+  HostParticles mine(all.dim);
+  mine.resize(keep.size());
+  for (std::size_t k = 0; k < keep.size(); ++k) {
+    const std::size_t i = keep[k];
+    for (int d = 0; d < all.dim; ++d) {
+      mine.x[d][k] = all.x[d][i];
+      mine.v[d][k] = all.v[d][i];
+    }
+    mine.mass[k] = all.mass[i];
+    mine.type[k] = all.type[i];
+    mine.id[k] = all.id[i];
+  }
+  all = std::move(mine);
+}
+
+void Simulation::redistribute(const std::vector<double>& weights) {
+  const int K = comm_->size(), me = comm_->rank();
+  std::uint64_t mine = store_->size();
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(K));
+  comm_->allgather(&mine, sizeof mine, counts.data());
+  // Ranks' blocks in rank order form one sequence; the new blocks cut it by the weights.
+  std::vector<std::uint64_t> old_begin(static_cast<std::size_t>(K) + 1, 0), new_begin(static_cast<std::size_t>(K) + 1, 0);
+  for (int r = 0; r < K; ++r) old_begin[std::size_t(r) + 1] = old_begin[std::size_t(r)] + counts[std::size_t(r)];
+  const std::uint64_t n = old_begin[std::size_t(K)];
+  double total = 0, acc = 0;
+  for (double w : weights) total += w;
+  for (int r = 0; r < K; ++r) {
+    acc += weights[std::size_t(r)];
+    new_begin[std::size_t(r) + 1] = r == K - 1 ? n : std::uint64_t(std::llround(double(n) * acc / total));
+  }
+  const std::size_t rb = parallel::record_bytes(*store_);
+  std::vector<char> all_mine;
+  parallel::IndexList every;
+  every.host.resize(store_->size());
+  for (std::size_t i = 0; i < every.host.size(); ++i) every.host[i] = std::uint32_t(i);
+  every.changed();
+  parallel::gather_records(*store_, every, all_mine);
+  // Every rank sends each other rank the overlap of its old block with that rank's new block.
+  std::vector<std::vector<char>> in(static_cast<std::size_t>(K));
+  std::vector<std::unique_ptr<parallel::Communicator::Request>> reqs;
+  std::vector<std::uint64_t> in_count(std::size_t(K), 0);
+  auto overlap = [&](int a, int b) {  // old block of a with new block of b: [lo, hi) global
+    const std::uint64_t lo = std::max(old_begin[std::size_t(a)], new_begin[std::size_t(b)]);
+    const std::uint64_t hi = std::min(old_begin[std::size_t(a) + 1], new_begin[std::size_t(b) + 1]);
+    return std::make_pair(lo, std::max(lo, hi));
+  };
+  for (int r = 0; r < K; ++r) {
+    const auto o = overlap(r, me);
+    in[std::size_t(r)].resize((o.second - o.first) * rb);
+    if (r != me && !in[std::size_t(r)].empty())
+      reqs.push_back(comm_->irecv(in[std::size_t(r)].data(), in[std::size_t(r)].size(), r, 7500));
+  }
+  for (int r = 0; r < K; ++r) {
+    const auto o = overlap(me, r);
+    if (o.second == o.first) continue;
+    const char* src = all_mine.data() + (o.first - old_begin[std::size_t(me)]) * rb;
+    if (r == me) std::copy(src, src + (o.second - o.first) * rb, in[std::size_t(me)].begin());
+    else reqs.push_back(comm_->isend(src, (o.second - o.first) * rb, r, 7500));
+  }
+  for (auto& q : reqs) q->wait();
+  store_->resize(0);
+  for (int r = 0; r < K; ++r)
+    parallel::append_records(*store_, in[std::size_t(r)].data(), in[std::size_t(r)].size() / rb);
+}
+
+bool Simulation::balance_ring() {
+  // Each rank's speed (its particles per second of its own computing) at the first evaluation
+  // sizes the blocks, so that unequal devices finish the ring together (seed 003).
+  const int K = comm_->size();
+  double t = ring_->compute_seconds();
+  ring_->reset_timer();
+  std::vector<double> times(static_cast<std::size_t>(K)), counts(static_cast<std::size_t>(K));
+  const double n = double(store_->size());
+  comm_->allgather(&t, sizeof t, times.data());
+  comm_->allgather(&n, sizeof n, counts.data());
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  std::vector<double> speed(static_cast<std::size_t>(K));
+  for (int r = 0; r < K; ++r) {
+    lo = std::min(lo, times[std::size_t(r)]);
+    hi = std::max(hi, times[std::size_t(r)]);
+    speed[std::size_t(r)] = counts[std::size_t(r)] / std::max(times[std::size_t(r)], 1e-9);
+  }
+  // Small differences are noise; a short evaluation says nothing.
+  if (hi < 1e-3 || hi < 1.1 * lo) return false;
+  redistribute(speed);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "all-pairs ring: blocks resized by measured speed (slowest rank took %.3g s, fastest %.3g s)", hi, lo);
+  progress_->message(buf);
+  return true;
+}
+
+Reductions Simulation::reduce_all() {
+  Reductions r = backend_.ops->reduce(*store_);
+  if (!comm_) return r;
+  double v[14] = {double(r.n), r.mass, r.kinetic, r.potential, r.virial};
+  for (int d = 0; d < 3; ++d) {
+    v[5 + d] = r.momentum[d];
+    v[8 + d] = r.angular_momentum[d];
+    v[11 + d] = r.mass_moment[d];
+  }
+  comm_->sum(v, 14);
+  double m[2] = {r.max_accel, r.finite ? 0.0 : 1.0};
+  comm_->max(m, 2);
+  r.n = std::size_t(std::llround(v[0]));
+  r.mass = v[1], r.kinetic = v[2], r.potential = v[3], r.virial = v[4];
+  for (int d = 0; d < 3; ++d) {
+    r.momentum[d] = v[5 + d];
+    r.angular_momentum[d] = v[8 + d];
+    r.mass_moment[d] = v[11 + d];
+  }
+  r.max_accel = m[0];
+  r.finite = m[1] == 0.0;
+  return r;
 }
 
 bool Simulation::wants_energy(std::uint64_t step) const {
@@ -224,6 +442,8 @@ bool Simulation::wants_energy(std::uint64_t step) const {
 }
 
 void Simulation::compute_forces() {
+  // Parallel short range: particles that left their sub-box move first, then the ghosts come.
+  if (domain_) domain_->prepare(*store_);
   backend_.ops->zero_forces(*store_, need_energy_, need_energy_);
   ForceRequest req;
   req.energy = need_energy_;
@@ -235,9 +455,25 @@ void Simulation::compute_forces() {
   double before = 0;
   for (std::size_t k = 0; k < forces_.size(); ++k) {
     auto& f = forces_[k];
-    // An external potential acts on each particle alone: no neighbourhood to build for it.
-    if (!f.potential->external()) f.scheme->update(*store_, run_.box, f.potential->cutoff());
-    f.potential->compute(*store_, f.scheme->neighbourhood(), req);
+    const auto kind = f.scheme->neighbourhood().kind;
+    if (f.potential->external()) {
+      // An external potential acts on each particle alone: no neighbourhood to build for it.
+      f.potential->compute(*store_, f.scheme->neighbourhood(), req);
+    } else if (domain_ && kind == NeighbourhoodKind::CellList) {
+      // On the work store (owned particles, then ghosts), whose forces on the owned ones are added.
+      ParticleStore& w = domain_->work();
+      ForceRequest wreq = req;
+      wreq.box = &domain_->work_box();
+      backend_.ops->zero_forces(w, need_energy_, need_energy_);
+      f.scheme->update(w, domain_->work_box(), f.potential->cutoff());
+      f.potential->compute(w, f.scheme->neighbourhood(), wreq);
+      parallel::add_forces(w, *store_, domain_->owned(), need_energy_);
+    } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
+      ring_->compute(*f.potential, *store_, req, time_ring_);
+    } else {
+      f.scheme->update(*store_, run_.box, f.potential->cutoff());
+      f.potential->compute(*store_, f.scheme->neighbourhood(), req);
+    }
     if (split) {
       const double now = backend_.ops->reduce(*store_).potential;
       term_energy_[k] = now - before;
@@ -285,7 +521,7 @@ Thermo Simulation::thermo_now() {
   Thermo t;
   t.step = step_;
   t.time = time_;
-  t.r = backend_.ops->reduce(*store_);
+  t.r = reduce_all();
   t.total = t.r.kinetic + t.r.potential;
   double com[3] = {0, 0, 0};
   for (int d = 0; d < 3; ++d) com[d] = t.r.mass > 0 ? t.r.mass_moment[d] / t.r.mass : 0.0;
@@ -311,6 +547,8 @@ Thermo Simulation::thermo_now() {
   }
   t.pressure = open ? std::nan("") : (2.0 * t.r.kinetic + t.r.virial) / (run_.dim * t.volume);
   t.potential_terms = forces_.size() == 1 ? std::vector<double>{t.r.potential} : term_energy_;
+  if (comm_ && forces_.size() > 1 && !t.potential_terms.empty())
+    comm_->sum(t.potential_terms.data(), t.potential_terms.size());
   t.extra.assign(run_.extra_columns.size(), std::nan(""));
   return t;
 }
@@ -360,7 +598,12 @@ void Simulation::run() {
   try {
     need_energy_ = true;
     apply_boundaries();
+    time_ring_ = ring_ && scenario_.balance_by_speed && scenario_.rank_weights.empty();
     compute_forces();
+    if (time_ring_) {
+      time_ring_ = false;
+      if (balance_ring()) compute_forces();
+    }
     step_ = 0;
     observe(scenario_.steps == 0);
     const double dt_max = integrator_->dt();
@@ -370,7 +613,7 @@ void Simulation::run() {
       step_ = s;
       if (control) {
         // dt = eta sqrt(length / max|a|), reduced on the backend (on the GPU for CUDA runs).
-        const double amax = backend_.ops->reduce(*store_).max_accel;
+        const double amax = reduce_all().max_accel;
         const double dt = amax > 0 ? scenario_.dt_eta * std::sqrt(scenario_.dt_length / amax) : dt_max;
         integrator_->set_dt(std::min(dt_max, dt));
       }

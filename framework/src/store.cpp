@@ -129,6 +129,7 @@ std::size_t ParticleStore::bytes_per_particle() const {
 }
 
 void ParticleStore::resize(std::size_t n) {
+  ++generation_;
   if (n <= capacity_) {
     n_ = n;
     return;
@@ -176,6 +177,7 @@ void ParticleStore::upload(const HostParticles& hp) {
                 std::to_string(dim_) + "D store");
   const std::size_t n = hp.size();
   resize(n);
+  ++generation_;
   for (int d = 0; d < dim_; ++d) {
     put(*memory_, raw(X0 + d), hp.x[d], precision_, n);
     put(*memory_, raw(V0 + d), hp.v[d], precision_, n);

@@ -19,6 +19,7 @@ class Ab5 final : public Integrator {
 public:
   explicit Ab5(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
+  bool particle_state() const override { return true; }
   void set_dt(double dt) override {
     // The history holds derivatives at spacing dt: a new spacing makes it useless (a variable-step
     // Adams method would need other coefficients), so the method starts again.

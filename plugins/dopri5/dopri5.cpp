@@ -55,6 +55,7 @@ public:
         end_time_(end_time) {}
 
   double dt() const override { return h_; }
+  bool particle_state() const override { return true; }
   double last_dt() const override { return last_h_; }
   bool adaptive() const override { return true; }
   std::uint64_t rejected_steps() const override { return rejected_; }

@@ -16,6 +16,7 @@ class Rk4 final : public Integrator {
 public:
   explicit Rk4(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
+  bool particle_state() const override { return true; }
   void set_dt(double dt) override { dt_ = dt; }
 
   void step(StepContext& ctx) override {

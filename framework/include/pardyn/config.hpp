@@ -39,6 +39,8 @@ struct Scenario {
   std::string output;  // output folder
   std::uint64_t progress_interval = 0;  // terminal thermo line every this many steps (0 = auto)
   int threads = 0;
+  bool balance_by_speed = true;     // parallel all-pairs ring: blocks sized by measured speed
+  std::vector<double> rank_weights;  // parallel: explicit relative shares per rank
   Box box;
   std::vector<ParticleBlock> particles;
   std::vector<PotentialSpec> potentials;

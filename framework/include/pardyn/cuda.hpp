@@ -27,6 +27,9 @@ struct DeviceInfo {
   std::size_t shared_per_block_optin = 0;
 };
 DeviceInfo device_info();
+// Makes device `index` the current one of this process (parallel runs: one GPU per rank). Call
+// before anything else touches the GPU.
+void select_device(int index);
 
 // Whether code built for `archs` (CMake's CUDA_ARCHITECTURES syntax: "80;90", "90-real",
 // "90-virtual") runs on a device of compute capability major.minor: machine code for the same major

@@ -93,6 +93,15 @@ public:
         cpu::tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
         return;
       }
+      if (nb.data) {  // a block of another rank (all-pairs ring)
+        const auto& blk = *static_cast<const SourceBlock*>(nb.data);
+        const auto* rec = static_cast<const Real*>(blk.pos);
+        if (energy && periodic) cpu::all_pairs_sources<true, true>(ev, view, img, rec, blk.type, blk.n);
+        else if (energy) cpu::all_pairs_sources<true, false>(ev, view, img, rec, blk.type, blk.n);
+        else if (periodic) cpu::all_pairs_sources<false, true>(ev, view, img, rec, blk.type, blk.n);
+        else cpu::all_pairs_sources<false, false>(ev, view, img, rec, blk.type, blk.n);
+        return;
+      }
       if (energy && periodic) cpu::all_pairs<true, true>(ev, view, img);
       else if (energy) cpu::all_pairs<true, false>(ev, view, img);
       else if (periodic) cpu::all_pairs<false, true>(ev, view, img);

@@ -23,7 +23,8 @@ void pair_compute(const typename Law::Params& params, ParticleStore& s, const Ne
       case NeighbourhoodKind::Tree:
         tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
         break;
-      default: all_pairs(ev, view, *req.box, energy);
+      default:
+        all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data));
     }
   });
 }

@@ -98,6 +98,11 @@ public:
 
   MemoryResource& memory() const { return *memory_; }
 
+  // Changes whenever the set or order of particles may have changed (resize, upload, touch): a
+  // structure built over the store (a sorted cell list) must be rebuilt when it differs.
+  std::uint64_t generation() const { return generation_; }
+  void touch() { ++generation_; }
+
   // A named per-particle int32 array in the backend's memory (cluster ids, ...), created zeroed on
   // first use; downloaded with kLabels. Its contents are undefined after resize().
   std::int32_t* label(const std::string& name);
@@ -125,6 +130,7 @@ private:
   MemoryResource* memory_;
   std::size_t n_ = 0;
   std::size_t capacity_ = 0;
+  std::uint64_t generation_ = 0;
   std::array<Array, NSLOT> arrays_{};
 };
 

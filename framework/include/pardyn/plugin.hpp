@@ -21,6 +21,21 @@
 namespace pardyn {
 
 // ---------------------------------------------------------------------------------------------------
+// The ranks of a parallel (MPI) run, as plugins see them: collective operations that every rank must
+// call together, in the same order. A serial run has no communicator (RunInfo::comm is null).
+class Comm {
+public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // In place, over all ranks: element-wise sums and maxima.
+  virtual void sum(double* values, std::size_t n) = 0;
+  virtual void max(double* values, std::size_t n) = 0;
+  // Rank 0 gets every rank's bytes, in rank order (its own first); the other ranks get nothing.
+  virtual std::vector<std::vector<char>> gather(const std::vector<char>& mine) = 0;
+  virtual void barrier() = 0;
+};
+
 // What every plugin object can know about the run.
 struct RunInfo {
   int dim = 3;
@@ -32,6 +47,12 @@ struct RunInfo {
   std::string scenario_dir; // folder of the scenario file, for relative paths
   bool quiet = false;
   double end_time = 0;      // [simulation] end_time (0: none); adaptive integrators end on it
+  // Parallel runs (mpirun): this process's rank and the number of ranks. Each rank's store holds
+  // only the particles it owns; observers see those, and rank 0 writes the files that are one per
+  // run (thermo, the .pvd series). comm is null in a serial run.
+  int rank = 0;
+  int ranks = 1;
+  Comm* comm = nullptr;
   // Filled by the framework before observers begin (empty when plugins are made):
   std::vector<std::string> potential_labels;  // one per [[potential]]: its energy column in thermo
   std::vector<std::string> extra_columns;     // thermo columns added by analyses (Observer::columns)
@@ -122,7 +143,18 @@ inline const char* to_string(NeighbourhoodKind k) {
 
 struct Neighbourhood {
   NeighbourhoodKind kind = NeighbourhoodKind::AllPairs;
-  const void* data = nullptr;  // the structure of that kind (none for all-pairs)
+  // The structure of that kind. All-pairs: null (every pair of the store), or a SourceBlock (the
+  // all-pairs ring of a parallel run: the block's particles act on every particle of the store).
+  const void* data = nullptr;
+};
+
+// Particles of another rank passing by in the all-pairs ring: sources only, none of them is a
+// particle of the store, so no pair is skipped as a self pair. Backend memory (device memory for a
+// CUDA store), in the store's precision.
+struct SourceBlock {
+  std::size_t n = 0;
+  const void* pos = nullptr;           // [n] records of 4 reals: {x, y, z, m} in 3D, {x, y, m, 0} in 2D
+  const std::int32_t* type = nullptr;  // [n]
 };
 
 struct ForceRequest {
@@ -204,6 +236,10 @@ public:
   virtual void set_dt(double) {}
   // Whether the method controls its step itself (the framework then leaves dt alone).
   virtual bool adaptive() const { return false; }
+  // Whether the method keeps per-particle values between force evaluations (state vectors: Runge-
+  // Kutta stages, a multistep history). Such a method cannot run where particles move between ranks
+  // during a step (domain decomposition); the framework refuses that combination.
+  virtual bool particle_state() const { return false; }
   // Rejected steps so far (adaptive methods), reported in thermo.
   virtual std::uint64_t rejected_steps() const { return 0; }
 };
@@ -314,7 +350,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 3;
+constexpr std::uint32_t kPluginAbi = 4;
 
 struct PluginDescriptor {
   std::uint32_t abi;

@@ -13,6 +13,12 @@
 
 namespace pardyn {
 
+namespace parallel {
+class Communicator;
+class Ring;
+class Domain;
+}  // namespace parallel
+
 struct RunOptions {
   bool quiet = false;
   std::string output;  // overrides the scenario's output folder when not empty
@@ -48,7 +54,7 @@ public:
   double time() const override { return time_; }
   double dt() const override { return integrator_->last_dt(); }
   double dof() const override {
-    return double(run_.dim) * (double(store_->size()) - (momentum_conserved_ ? 1.0 : 0.0));
+    return double(run_.dim) * (double(n_global_) - (momentum_conserved_ ? 1.0 : 0.0));
   }
 
   const std::string& output_dir() const { return run_.output_dir; }
@@ -63,6 +69,13 @@ private:
     std::string label;
   };
   void generate(const Scenario& sc, const Registry& registry);
+  // Keeps this rank's share of the generated particles (parallel runs).
+  void distribute(HostParticles& all);
+  // Moves particles between ranks so that rank r holds a contiguous share proportional to
+  // weights[r] (all-pairs ring; all ranks call it).
+  void redistribute(const std::vector<double>& weights);
+  bool balance_ring();  // true when the blocks changed
+  Reductions reduce_all();  // the backend's sums, over all ranks
   Thermo thermo_now();
   void check_inside_walls();
   void observe(bool final_step);
@@ -94,6 +107,13 @@ private:
   std::vector<double> term_energy_;           // per potential, from the last energy evaluation
   std::vector<std::size_t> analysis_first_;   // per observer: its first column in Thermo::extra
   bool quiet_ = false;
+  // Parallel runs: the communicator (null in a serial run), the all-pairs ring and the domain
+  // decomposition of short-range schemes (each null when no term needs it).
+  parallel::Communicator* comm_ = nullptr;
+  std::unique_ptr<parallel::Ring> ring_;
+  std::unique_ptr<parallel::Domain> domain_;
+  std::size_t n_global_ = 0;
+  bool time_ring_ = false;
 };
 
 }  // namespace pardyn

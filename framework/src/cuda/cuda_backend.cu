@@ -759,6 +759,8 @@ int device_count() {
   return n;
 }
 
+void select_device(int index) { PARDYN_CUDA_CHECK(cudaSetDevice(index)); }
+
 DeviceInfo device_info() {
   if (device_count() == 0) no_device("device_info");
   DeviceInfo info;

@@ -98,4 +98,50 @@ void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const PeriodicI
   }
 }
 
+// Adds the forces of `ns` source particles that are not in the store (the all-pairs ring of a
+// parallel run: records {x, y, z, m} / {x, y, m, 0} and types) on every particle of the store. No
+// pair is skipped: none of the sources is a target.
+template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
+void all_pairs_sources(const Eval& ev, const ParticleView<Real, Dim>& p, const PeriodicImage<Real>& img,
+                       const Real* rec, const std::int32_t* types, std::size_t ns) {
+  const std::int64_t n = std::int64_t(p.n);
+  const int len = int(ns);
+#pragma omp parallel for schedule(dynamic, 64) if (n > 64)
+  for (std::int64_t ii = 0; ii < n; ++ii) {
+    const std::size_t i = std::size_t(ii);
+    const Real xi0 = p.x[0][i], xi1 = p.x[1][i], xi2 = Dim == 3 ? p.x[Dim - 1][i] : Real(0);
+    const Real mi = p.mass[i];
+    const int ti = p.type[i];
+    Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
+    for (int j = 0; j < len; ++j) {
+      const Real* r = rec + 4 * std::size_t(j);
+      Real d0 = xi0 - r[0], d1 = xi1 - r[1], d2 = Dim == 3 ? xi2 - r[2] : Real(0);
+      if constexpr (Periodic) {
+        d0 = img.wrap(d0, 0);
+        d1 = img.wrap(d1, 1);
+        if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
+      }
+      const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
+      Real fdivr, e;
+      ev.pair(r2, mi, r[Dim], ti, types[j], fdivr, e);
+      bool keep = true;
+      if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = true_r2(ev, r2) < ev.rcut2;
+      fdivr = keep ? fdivr : Real(0);
+      s0 += fdivr * d0;
+      s1 += fdivr * d1;
+      if constexpr (Dim == 3) s2 += fdivr * d2;
+      if constexpr (Energy) {
+        se += keep ? e : Real(0);
+        sw += fdivr * true_r2(ev, r2);
+      }
+    }
+    Real acc[Dim];
+    acc[0] = s0;
+    acc[1] = s1;
+    if constexpr (Dim == 3) acc[Dim - 1] = s2;
+    add_to_particle<Eval, Energy>(p, i, acc, se, sw);
+  }
+}
+
 }  // namespace pardyn::cpu

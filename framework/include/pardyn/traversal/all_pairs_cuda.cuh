@@ -28,6 +28,7 @@
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/plugin.hpp"
 
 namespace pardyn::cuda {
 
@@ -64,6 +65,11 @@ struct AllPairsArgs {
   Real* partial;  // S > 1: sums per split, [S][Dim + 2][n]; nullptr when S == 1
   int n;
   int chunk;      // sources per split, a multiple of T
+  // Sources from outside the store (the all-pairs ring): ns records and types; null: the store's
+  // own particles are the sources (self pairs skipped).
+  const Source<Real>* ext = nullptr;
+  const std::int32_t* ext_type = nullptr;
+  int ns = 0;
 };
 
 namespace detail {
@@ -115,10 +121,18 @@ PARDYN_INLINE __device__ void sweep_tile(const AllPairsArgs<Eval, Real, Dim>& a,
 
 // Loads source j into a packed record (a zero record past the end; it is never used).
 template <class Real, int Dim>
-PARDYN_INLINE __device__ Source<Real> load_source(const ParticleView<Real, Dim>& p, int j, int end,
-                                                  int& type) {
+PARDYN_INLINE __device__ Source<Real> load_source(const ParticleView<Real, Dim>& p,
+                                                  const Source<Real>* ext, const std::int32_t* ext_type,
+                                                  int j, int end, int& type) {
   Source<Real> s{};
   type = 0;
+  if (ext != nullptr) {
+    if (j < end) {
+      s = ext[j];
+      type = ext_type[j];
+    }
+    return s;
+  }
   if (j < end) {
     s.c[0] = p.x[0][j];
     s.c[1] = p.x[1][j];
@@ -155,18 +169,19 @@ __global__ void __launch_bounds__(T) all_pairs_kernel(const AllPairsArgs<Eval, R
     ep[k] = vr[k] = Real(0);
   }
 
+  const int nsrc = a.ext != nullptr ? a.ns : n;
   const int j0 = blockIdx.y * a.chunk;
-  const int j1 = min(n, j0 + a.chunk);
+  const int j1 = min(nsrc, j0 + a.chunk);
   int type;
-  src[0][threadIdx.x] = load_source(p, j0 + threadIdx.x, j1, type);
+  src[0][threadIdx.x] = load_source(p, a.ext, a.ext_type, j0 + threadIdx.x, j1, type);
   styp[0][threadIdx.x] = type;
   __syncthreads();
   int buf = 0;
   for (int jt = j0; jt < j1; jt += T) {
     int next_type;
-    const Source<Real> next = load_source(p, jt + T + threadIdx.x, j1, next_type);
+    const Source<Real> next = load_source(p, a.ext, a.ext_type, jt + T + threadIdx.x, j1, next_type);
     const int count = min(T, j1 - jt);
-    const bool diagonal = jt < base + T * K && jt + T > base;
+    const bool diagonal = a.ext == nullptr && jt < base + T * K && jt + T > base;
     if (count == T && !diagonal)
       sweep_tile<Eval, Real, Dim, Energy, Periodic, false, K, T, U>(a, src[buf], styp[buf], T, jt, idx,
                                                                  xi, mi, ti, acc, ep, vr);
@@ -243,7 +258,8 @@ template <class Eval, class Real, int Dim, bool Energy, bool Periodic,
           int K = AllPairsShape<Real, Dim>::K, int T = AllPairsShape<Real, Dim>::T,
           int U = AllPairsShape<Real, Dim>::U>
 void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
-                      const PeriodicImage<Real>& img, int forced_splits) {
+                      const PeriodicImage<Real>& img, int forced_splits,
+                      const SourceBlock* blk = nullptr) {
   auto kernel = all_pairs_kernel<Eval, Real, Dim, Energy, Periodic, K, T, U>;
   const int n = int(p.n);
   const int blocks = (n + T * K - 1) / (T * K);
@@ -253,18 +269,24 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
     PARDYN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, 0));
     return std::max(1, per_sm) * multiprocessors();
   }();
-  const int max_splits = std::max(1, (n + T - 1) / T);  // one tile per split at most
+  const int nsrc = blk ? int(blk->n) : n;
+  const int max_splits = std::max(1, (nsrc + T - 1) / T);  // one tile per split at most
   int splits = forced_splits;
   // PARDYN_ALL_PAIRS_SPLITS fixes the split count too: for tests of both code paths and tuning.
   if (splits <= 0)
     if (const char* env = std::getenv("PARDYN_ALL_PAIRS_SPLITS")) splits = std::atoi(env);
   if (splits <= 0) splits = choose_splits(blocks, resident, max_splits);
   splits = std::min(splits, max_splits);
-  int chunk = (n + splits - 1) / splits;
+  int chunk = (nsrc + splits - 1) / splits;
   chunk = (chunk + T - 1) / T * T;
-  splits = (n + chunk - 1) / chunk;
+  splits = (nsrc + chunk - 1) / chunk;
 
   AllPairsArgs<Eval, Real, Dim> a{ev, p, img, nullptr, n, chunk};
+  if (blk) {
+    a.ext = static_cast<const Source<Real>*>(blk->pos);
+    a.ext_type = blk->type;
+    a.ns = nsrc;
+  }
   if (splits > 1)
     a.partial = static_cast<Real*>(scratch(std::size_t(splits) * (Dim + 2) * n * sizeof(Real)));
   kernel<<<dim3(blocks, splits), T>>>(a);
@@ -280,18 +302,20 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
 
 // Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) of all
 // pairs to the store's arrays. forced_splits > 0 fixes the number of source splits (benchmarks).
+// With a SourceBlock (the all-pairs ring), the block's particles are the sources instead.
 template <class Eval, class Real, int Dim>
 void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const Box& box, bool energy,
-               int forced_splits = 0) {
-  if (p.n == 0) return;
-  if (p.n > std::size_t(0x7fffffff))
+               int forced_splits = 0, const SourceBlock* blk = nullptr) {
+  if (p.n == 0 || (blk && blk->n == 0)) return;
+  if (p.n > std::size_t(0x7fffffff) || (blk && blk->n > std::size_t(0x7fffffff)))
     throw Error("all_pairs on the GPU handles at most 2^31 - 1 particles per device");
   const auto img = PeriodicImage<Real>::make(box);
   const bool periodic = box.any_periodic(Dim);
-  if (energy && periodic) detail::launch_all_pairs<Eval, Real, Dim, true, true>(ev, p, img, forced_splits);
-  else if (energy) detail::launch_all_pairs<Eval, Real, Dim, true, false>(ev, p, img, forced_splits);
-  else if (periodic) detail::launch_all_pairs<Eval, Real, Dim, false, true>(ev, p, img, forced_splits);
-  else detail::launch_all_pairs<Eval, Real, Dim, false, false>(ev, p, img, forced_splits);
+  const int fs = forced_splits;
+  if (energy && periodic) detail::launch_all_pairs<Eval, Real, Dim, true, true>(ev, p, img, fs, blk);
+  else if (energy) detail::launch_all_pairs<Eval, Real, Dim, true, false>(ev, p, img, fs, blk);
+  else if (periodic) detail::launch_all_pairs<Eval, Real, Dim, false, true>(ev, p, img, fs, blk);
+  else detail::launch_all_pairs<Eval, Real, Dim, false, false>(ev, p, img, fs, blk);
 }
 
 // The same with a given shape (K targets per thread, T threads, U sources unrolled): for tuning.

@@ -1,0 +1,241 @@
+#include "domain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace pardyn::parallel {
+
+namespace {
+constexpr int kMigrateTag = 7200, kGhostTag = 7300, kRefreshTag = 7400;
+}
+
+Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
+               Backend backend, int)
+    : comm_(comm), box_(box), dim_(dim), width_(width), trigger_(trigger), backend_(backend) {
+  const int K = comm.size();
+  // The grid of sub-boxes: every factorisation of K over the bounded axes whose sub-boxes are at
+  // least the ghost width wide; the one with the least ghost-face area wins.
+  double best = std::numeric_limits<double>::infinity();
+  std::array<int, 3> choice{0, 0, 0};
+  std::string why;
+  for (int a = 1; a <= K; ++a) {
+    if (K % a) continue;
+    for (int b = 1; b <= K / a; ++b) {
+      if ((K / a) % b) continue;
+      const std::array<int, 3> p{a, b, K / a / b};
+      bool ok = true;
+      for (int d = 0; d < 3; ++d) {
+        if (p[d] == 1) continue;
+        if (d >= dim || box.boundary[d] == Boundary::Open) ok = false;
+        else if (box.length(d) / p[d] < width) ok = false;
+      }
+      if (!ok) continue;
+      double area = 0;
+      for (int d = 0; d < dim; ++d) {
+        if (p[d] == 1) continue;
+        double face = 1;
+        for (int e = 0; e < dim; ++e)
+          if (e != d) face *= box.boundary[e] == Boundary::Open ? 1.0 : box.length(e) / p[e];
+        area += face * p[d];
+      }
+      if (area < best) best = area, choice = p;
+    }
+  }
+  if (choice[0] == 0) {
+    std::string axes;
+    for (int d = 0; d < dim; ++d)
+      if (box.boundary[d] != Boundary::Open)
+        axes += std::string(axes.empty() ? "" : ", ") + "xyz"[d] + " (" + std::to_string(box.length(d)) + ")";
+    throw Error("cannot split the box into " + std::to_string(K) +
+                " sub-boxes for the short-range scheme: each sub-box must be at least the ghost "
+                "width " + std::to_string(width) + " (cut-off + skin) wide, along periodic or walled "
+                "axes only (bounded axes: " + (axes.empty() ? std::string("none") : axes) +
+                "). Use fewer ranks, a larger box, or make an axis periodic or walled");
+  }
+  p_ = choice;
+  const int r = comm.rank();
+  c_ = {r % p_[0], (r / p_[0]) % p_[1], r / (p_[0] * p_[1])};
+  work_box_ = box;
+  for (int d = 0; d < 3; ++d) {
+    if (d >= dim || p_[d] == 1) {
+      sub_lo_[d] = box.lo[d];
+      sub_hi_[d] = box.hi[d];
+      continue;
+    }
+    const double len = box.length(d) / p_[d];
+    sub_lo_[d] = box.lo[d] + c_[d] * len;
+    sub_hi_[d] = c_[d] == p_[d] - 1 ? box.hi[d] : box.lo[d] + (c_[d] + 1) * len;
+    // The work store's box along a cut axis: the sub-box and its ghost layers, not periodic (the
+    // ghosts carry their periodic shift).
+    const double margin = width + 2 * trigger + 1e-6 * box.length(d);
+    work_box_.lo[d] = sub_lo_[d] - margin;
+    work_box_.hi[d] = sub_hi_[d] + margin;
+    work_box_.boundary[d] = Boundary::Wall;
+  }
+}
+
+std::string Domain::describe() const {
+  std::string s = std::to_string(p_[0]);
+  for (int d = 1; d < dim_; ++d) s += " x " + std::to_string(p_[d]);
+  return s + " sub-boxes";
+}
+
+int Domain::owner(const double* x) const {
+  int c[3] = {0, 0, 0};
+  for (int d = 0; d < dim_; ++d) {
+    if (p_[d] == 1) continue;
+    const double f = (x[d] - box_.lo[d]) / box_.length(d) * p_[d];
+    c[d] = std::clamp(int(std::floor(f)), 0, p_[d] - 1);
+  }
+  return c[0] + p_[0] * (c[1] + p_[1] * c[2]);
+}
+
+int Domain::neighbour(int axis, int dir) const {
+  int c[3] = {c_[0], c_[1], c_[2]};
+  c[axis] += dir;
+  if (c[axis] < 0 || c[axis] >= p_[axis]) {
+    if (box_.boundary[axis] != Boundary::Periodic) return -1;
+    c[axis] = (c[axis] + p_[axis]) % p_[axis];
+  }
+  return c[0] + p_[0] * (c[1] + p_[1] * c[2]);
+}
+
+Slab Domain::slab(int axis, double lo_off, double hi_off) const {
+  Slab s;
+  s.axis = axis;
+  s.centre = 0.5 * (sub_lo_[axis] + sub_hi_[axis]);
+  const double half = 0.5 * (sub_hi_[axis] - sub_lo_[axis]);
+  s.lo = -half + lo_off;
+  s.hi = half - hi_off;
+  s.period = box_.boundary[axis] == Boundary::Periodic ? box_.length(axis) : 0.0;
+  return s;
+}
+
+std::vector<char> Domain::exchange(int to, const std::vector<char>& out, int from, int tag) {
+  std::uint64_t n_out = out.size(), n_in = 0;
+  std::unique_ptr<Communicator::Request> r, s;
+  if (from >= 0) r = comm_.irecv(&n_in, sizeof n_in, from, tag);
+  if (to >= 0) s = comm_.isend(&n_out, sizeof n_out, to, tag);
+  if (r) r->wait();
+  if (s) s->wait();
+  std::vector<char> in(static_cast<std::size_t>(n_in));
+  if (from >= 0) r = comm_.irecv(in.data(), in.size(), from, tag + 1);
+  if (to >= 0) s = comm_.isend(out.data(), out.size(), to, tag + 1);
+  if (r) r->wait();
+  if (s) s->wait();
+  return in;
+}
+
+void Domain::migrate(ParticleStore& s) {
+  const std::size_t rb = record_bytes(s);
+  std::vector<std::uint8_t> codes;
+  for (int d = 0; d < dim_; ++d) {
+    if (p_[d] == 1) continue;
+    classify(s, 0, s.size(), slab(d, 0.0, 0.0), codes);
+    IndexList down, up;
+    std::vector<std::uint32_t> gone;
+    const int lo = neighbour(d, -1), hi = neighbour(d, +1);
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      // A particle past a wall (rounding) has nowhere to go: it stays.
+      if ((codes[i] & 1) && lo >= 0) down.host.push_back(std::uint32_t(i)), gone.push_back(std::uint32_t(i));
+      else if ((codes[i] & 2) && hi >= 0) up.host.push_back(std::uint32_t(i)), gone.push_back(std::uint32_t(i));
+    }
+    down.changed();
+    up.changed();
+    std::vector<char> out_down, out_up;
+    gather_records(s, down, out_down);
+    gather_records(s, up, out_up);
+    // Downwards first (received from above), then upwards (received from below).
+    const std::vector<char> from_up = exchange(lo, out_down, hi, kMigrateTag + 10 * d);
+    const std::vector<char> from_down = exchange(hi, out_up, lo, kMigrateTag + 10 * d + 2);
+    std::sort(gone.begin(), gone.end());
+    remove_particles(s, gone);
+    append_records(s, from_up.data(), from_up.size() / rb);
+    append_records(s, from_down.data(), from_down.size() / rb);
+  }
+}
+
+void Domain::select_ghosts(ParticleStore& s) {
+  owned_ = s.size();
+  work_->resize(owned_);
+  work_->touch();
+  copy_prefix(s, *work_, owned_, true);
+  swaps_.clear();
+  std::vector<std::uint8_t> codes;
+  const std::size_t sb = static_bytes(s);
+  const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
+  for (int d = 0; d < dim_; ++d) {
+    if (p_[d] == 1) continue;
+    const std::size_t n = work_->size();  // owned + the ghosts of earlier axes
+    classify(*work_, 0, n, slab(d, width_, width_), codes);
+    for (int dir = -1; dir <= 1; dir += 2) {
+      Swap sw;
+      sw.to = neighbour(d, dir);
+      sw.from = neighbour(d, -dir);
+      sw.tag = kGhostTag + 10 * d + (dir > 0 ? 4 : 0);
+      const std::uint8_t bit = dir < 0 ? 1 : 2;
+      if (sw.to >= 0)
+        for (std::size_t i = 0; i < n; ++i)
+          if (codes[i] & bit) sw.idx.host.push_back(std::uint32_t(i));
+      sw.idx.changed();
+      // Across a periodic face the copy moves by one box length.
+      if (sw.to >= 0 && ((dir < 0 && c_[d] == 0) || (dir > 0 && c_[d] == p_[d] - 1)))
+        sw.shift[d] = dir < 0 ? box_.length(d) : -box_.length(d);
+      std::vector<char> out_static, out_pos;
+      gather_static(*work_, sw.idx, out_static);
+      gather_positions(*work_, sw.idx, sw.shift, out_pos);
+      out_static.insert(out_static.end(), out_pos.begin(), out_pos.end());
+      const std::vector<char> in = exchange(sw.to, out_static, sw.from, sw.tag);
+      const std::size_t count = in.size() / (sb + dim_ * real);
+      sw.offset = work_->size();
+      sw.count = count;
+      work_->resize(sw.offset + count);
+      put_static(*work_, sw.offset, count, in.data());
+      put_positions(*work_, sw.offset, count, in.data() + count * sb);
+      swaps_.push_back(std::move(sw));
+    }
+  }
+  work_->touch();
+  ++selections_;
+}
+
+void Domain::refresh(ParticleStore& s) {
+  copy_prefix(s, *work_, owned_, false);
+  std::vector<char> out;
+  for (auto& sw : swaps_) {
+    if (sw.to >= 0) gather_positions(*work_, sw.idx, sw.shift, out);
+    else out.clear();
+    // Sizes are known on both sides since the selection: one message each way.
+    std::vector<char> in(sw.count * std::size_t(dim_) * (s.precision() == Precision::Float ? 4 : 8));
+    std::unique_ptr<Communicator::Request> r, q;
+    if (sw.from >= 0) r = comm_.irecv(in.data(), in.size(), sw.from, kRefreshTag + sw.tag);
+    if (sw.to >= 0) q = comm_.isend(out.data(), out.size(), sw.to, kRefreshTag + sw.tag);
+    if (r) r->wait();
+    if (q) q->wait();
+    put_positions(*work_, sw.offset, sw.count, in.data());
+  }
+}
+
+bool Domain::prepare(ParticleStore& s) {
+  if (!work_) work_ = std::make_unique<ParticleStore>(s.dim(), s.precision(), s.memory());
+  // Anything but motion changed the store (first call, a redistribution): choose again.
+  double moved = s.generation() != generation_ ? std::numeric_limits<double>::infinity()
+                                               : ref_.max_displacement2(s, box_);
+  if (!std::isfinite(moved)) moved = std::numeric_limits<double>::max();
+  comm_.max(&moved, 1);
+  bool migrated = false;
+  if (moved > trigger_ * trigger_) {
+    migrate(s);
+    select_ghosts(s);
+    ref_.save(s);
+    generation_ = s.generation();
+    migrated = true;
+  } else {
+    refresh(s);
+  }
+  return migrated;
+}
+
+}  // namespace pardyn::parallel

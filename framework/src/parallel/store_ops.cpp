@@ -1,0 +1,434 @@
+// The parallel engines' store operations on the host (OpenMP), and the dispatch to the GPU versions.
+#include "store_ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace pardyn::parallel {
+
+namespace {
+bool on_gpu(const ParticleStore& s) { return s.backend() == Backend::Cuda; }
+[[noreturn]] void no_cuda() {
+  throw Error("internal: a device store in a pardyn built without CUDA");
+}
+template <class T>
+void put(char*& p, const T& v) {
+  std::memcpy(p, &v, sizeof(T));
+  p += sizeof(T);
+}
+template <class T>
+T take(const char*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return v;
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+struct IndexList::Dev {
+  std::uint32_t* ptr = nullptr;
+  std::size_t capacity = 0;
+  ~Dev() {
+#if defined(PARDYN_HAVE_CUDA)
+    if (ptr) gpu::free_device(ptr);
+#endif
+  }
+};
+IndexList::IndexList() = default;
+IndexList::~IndexList() = default;
+IndexList::IndexList(IndexList&&) noexcept = default;
+IndexList& IndexList::operator=(IndexList&&) noexcept = default;
+
+const std::uint32_t* IndexList::device(Backend b) {
+  if (b == Backend::Cpu) return host.data();
+#if defined(PARDYN_HAVE_CUDA)
+  if (!dev_) dev_ = std::make_unique<Dev>();
+  if (dirty_) {
+    dev_->ptr = gpu::upload_index(dev_->ptr, dev_->capacity, host);
+    dirty_ = false;
+  }
+  return dev_->ptr;
+#else
+  no_cuda();
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------------
+std::size_t record_bytes(const ParticleStore& s) {
+  const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
+  return (2 * std::size_t(s.dim()) + 1) * real + sizeof(std::int32_t) + sizeof(std::int64_t);
+}
+
+void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out) {
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::gather_records(s, idx.device(Backend::Cuda), idx.host.size(), out);
+#else
+    no_cuda();
+#endif
+  }
+  const std::size_t rb = record_bytes(s);
+  const std::size_t base = out.size();
+  out.resize(base + rb * idx.host.size());
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    for (std::size_t k = 0; k < idx.host.size(); ++k) {
+      const std::uint32_t i = idx.host[k];
+      char* o = out.data() + base + k * rb;
+      for (int d = 0; d < Dim; ++d) put<Real>(o, p.x[d][i]);
+      for (int d = 0; d < Dim; ++d) put<Real>(o, p.v[d][i]);
+      put<Real>(o, p.mass[i]);
+      put<std::int32_t>(o, p.type[i]);
+      put<std::int64_t>(o, p.id[i]);
+    }
+  });
+}
+
+void append_records(ParticleStore& s, const char* records, std::size_t count) {
+  if (count == 0) return;
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::append_records(s, records, count);
+#else
+    no_cuda();
+#endif
+  }
+  const std::size_t n0 = s.size();
+  s.resize(n0 + count);
+  const std::size_t rb = record_bytes(s);
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = n0 + k;
+      const char* r = records + k * rb;
+      for (int d = 0; d < Dim; ++d) p.x[d][i] = take<Real>(r);
+      for (int d = 0; d < Dim; ++d) p.v[d][i] = take<Real>(r);
+      p.mass[i] = take<Real>(r);
+      p.type[i] = take<std::int32_t>(r);
+      p.id[i] = take<std::int64_t>(r);
+      for (int d = 0; d < Dim; ++d) p.a[d][i] = 0;
+      p.epot[i] = p.virial[i] = 0;
+    }
+  });
+}
+
+void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx) {
+  if (idx.empty()) return;
+  const std::size_t n = s.size();
+  const std::size_t keep = n - idx.size();
+  // Holes below `keep` are filled by survivors from the tail [keep, n), in order.
+  std::vector<std::uint32_t> dst, src;
+  std::size_t h = 0;  // next hole (index into idx) below keep
+  std::size_t r = 0;  // next removed index at or above keep
+  while (r < idx.size() && idx[r] < keep) ++r;
+  for (std::size_t j = keep; j < n; ++j) {
+    if (r < idx.size() && idx[r] == j) {
+      ++r;
+      continue;
+    }
+    dst.push_back(idx[h++]);
+    src.push_back(std::uint32_t(j));
+  }
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    IndexList d, q;
+    d.host = std::move(dst);
+    q.host = std::move(src);
+    gpu::move_particles(s, d.device(Backend::Cuda), q.device(Backend::Cuda), d.host.size());
+#else
+    no_cuda();
+#endif
+  } else {
+    visit(s, [&](auto p) {
+      constexpr int Dim = decltype(p)::dim;
+      for (std::size_t k = 0; k < dst.size(); ++k) {
+        const std::uint32_t a = dst[k], b = src[k];
+        for (int d = 0; d < Dim; ++d) {
+          p.x[d][a] = p.x[d][b];
+          p.v[d][a] = p.v[d][b];
+          p.a[d][a] = p.a[d][b];
+        }
+        p.mass[a] = p.mass[b];
+        p.type[a] = p.type[b];
+        p.id[a] = p.id[b];
+        p.epot[a] = p.epot[b];
+        p.virial[a] = p.virial[b];
+      }
+    });
+  }
+  s.resize(keep);
+}
+
+void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+              std::vector<std::uint8_t>& codes) {
+  codes.assign(end - begin, 0);
+  if (end <= begin) return;
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::classify(s, begin, end, slab, codes);
+#else
+    no_cuda();
+#endif
+  }
+  visit(s, [&](auto p) {
+    const double* none = nullptr;
+    (void)none;
+    const auto* x = p.x[slab.axis];
+    const std::int64_t n = std::int64_t(end - begin);
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (std::int64_t k = 0; k < n; ++k) {
+      double u = double(x[begin + std::size_t(k)]) - slab.centre;
+      if (slab.period > 0) u -= slab.period * std::nearbyint(u / slab.period);
+      codes[std::size_t(k)] = std::uint8_t((u < slab.lo ? 1 : 0) | (u >= slab.hi ? 2 : 0));
+    }
+  });
+}
+
+void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
+                      std::vector<char>& out) {
+  if (on_gpu(from)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::gather_positions(from, idx.device(Backend::Cuda), idx.host.size(), shift, out);
+#else
+    no_cuda();
+#endif
+  }
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const std::size_t c = idx.host.size();
+    out.resize(c * Dim * sizeof(Real));
+    Real* o = reinterpret_cast<Real*>(out.data());
+    for (int d = 0; d < Dim; ++d) {
+      const Real sh = Real(shift[d]);
+      for (std::size_t k = 0; k < c; ++k) o[std::size_t(d) * c + k] = p.x[d][idx.host[k]] + sh;
+    }
+  });
+}
+
+void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
+  if (count == 0) return;
+  if (on_gpu(to)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::put_positions(to, offset, count, data);
+#else
+    no_cuda();
+#endif
+  }
+  visit(to, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    for (int d = 0; d < Dim; ++d)
+      std::memcpy(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real), count * sizeof(Real));
+  });
+}
+
+void copy_shifted(const ParticleStore& from, IndexList& idx, const double* shift, ParticleStore& to,
+                  std::size_t offset) {
+  if (on_gpu(from)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::copy_shifted(from, idx.device(Backend::Cuda), idx.host.size(), shift, to, offset);
+#else
+    no_cuda();
+#endif
+  }
+  std::vector<char> tmp;
+  gather_positions(from, idx, shift, tmp);
+  put_positions(to, offset, idx.host.size(), tmp.data());
+}
+
+std::size_t static_bytes(const ParticleStore& s) {
+  return (s.precision() == Precision::Float ? 4 : 8) + sizeof(std::int32_t);
+}
+
+void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out) {
+  if (on_gpu(from)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::gather_static(from, idx.device(Backend::Cuda), idx.host.size(), out);
+#else
+    no_cuda();
+#endif
+  }
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    const std::size_t c = idx.host.size();
+    out.resize(c * (sizeof(Real) + sizeof(std::int32_t)));
+    Real* m = reinterpret_cast<Real*>(out.data());
+    std::int32_t* t = reinterpret_cast<std::int32_t*>(out.data() + c * sizeof(Real));
+    for (std::size_t k = 0; k < c; ++k) {
+      m[k] = p.mass[idx.host[k]];
+      t[k] = p.type[idx.host[k]];
+    }
+  });
+}
+
+void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
+  if (count == 0) return;
+  if (on_gpu(to)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::put_static(to, offset, count, data);
+#else
+    no_cuda();
+#endif
+  }
+  visit(to, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    std::memcpy(p.mass + offset, data, count * sizeof(Real));
+    std::memcpy(p.type + offset, data + count * sizeof(Real), count * sizeof(std::int32_t));
+    for (std::size_t k = 0; k < count; ++k) p.id[offset + k] = -1;
+  });
+}
+
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all) {
+  if (on_gpu(from)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::copy_prefix(from, to, n, all);
+#else
+    no_cuda();
+#endif
+  }
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const auto q = to.view<Real, Dim>();
+    for (int d = 0; d < Dim; ++d) std::memcpy(q.x[d], p.x[d], n * sizeof(Real));
+    if (all) {
+      std::memcpy(q.mass, p.mass, n * sizeof(Real));
+      std::memcpy(q.type, p.type, n * sizeof(std::int32_t));
+      std::memcpy(q.id, p.id, n * sizeof(std::int64_t));
+    }
+  });
+}
+
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy) {
+  if (on_gpu(from)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::add_forces(from, to, n, energy);
+#else
+    no_cuda();
+#endif
+  }
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const auto q = to.view<Real, Dim>();
+    const std::int64_t m = std::int64_t(n);
+#pragma omp parallel for schedule(static) if (m > 65536)
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (int d = 0; d < Dim; ++d) q.a[d][i] += p.a[d][i];
+      if (energy) {
+        q.epot[i] += p.epot[i];
+        q.virial[i] += p.virial[i];
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+struct Reference::Impl {
+  Backend backend = Backend::Cpu;
+  std::vector<char> host;
+  void* dev = nullptr;
+  std::size_t dev_bytes = 0;
+  std::size_t n = 0;
+  ~Impl() {
+#if defined(PARDYN_HAVE_CUDA)
+    if (dev) gpu::free_device(dev);
+#endif
+  }
+};
+Reference::Reference() : impl_(std::make_unique<Impl>()) {}
+Reference::~Reference() = default;
+
+void Reference::save(const ParticleStore& s) {
+  Impl& m = *impl_;
+  const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
+  const std::size_t bytes = s.size() * std::size_t(s.dim()) * real;
+  m.n = s.size();
+  m.backend = s.backend();
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    if (bytes > m.dev_bytes) {
+      if (m.dev) gpu::free_device(m.dev);
+      m.dev = s.memory().allocate(bytes + bytes / 4 + 64);
+      m.dev_bytes = bytes + bytes / 4 + 64;
+    }
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      for (int d = 0; d < Dim; ++d)
+        s.memory().copy(static_cast<Real*>(m.dev) + std::size_t(d) * m.n, p.x[d], m.n * sizeof(Real));
+    });
+    return;
+#else
+    no_cuda();
+#endif
+  }
+  m.host.resize(bytes);
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    for (int d = 0; d < Dim; ++d)
+      std::memcpy(m.host.data() + std::size_t(d) * m.n * sizeof(Real), p.x[d], m.n * sizeof(Real));
+  });
+}
+
+double Reference::max_displacement2(const ParticleStore& s, const Box& box) const {
+  const Impl& m = *impl_;
+  if (m.n != s.size()) return std::numeric_limits<double>::infinity();
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::max_displacement2(s, m.dev, box);
+#else
+    no_cuda();
+#endif
+  }
+  double worst = 0;
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const auto img = PeriodicImage<Real>::make(box);
+    const Real* ref = reinterpret_cast<const Real*>(m.host.data());
+    const std::int64_t n = std::int64_t(m.n);
+    Real w = 0;
+#pragma omp parallel for schedule(static) reduction(max : w) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i) {
+      Real d2 = 0;
+      for (int d = 0; d < Dim; ++d) {
+        const Real dx = img.wrap(p.x[d][i] - ref[std::size_t(d) * m.n + std::size_t(i)], d);
+        d2 += dx * dx;
+      }
+      w = std::isfinite(d2) ? std::max(w, d2) : std::numeric_limits<Real>::infinity();
+    }
+    worst = double(w);
+  });
+  return worst;
+}
+
+void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::pack_sources(s, pos, type);
+#else
+    no_cuda();
+#endif
+  }
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    Real* r = static_cast<Real*>(pos);
+    for (std::size_t i = 0; i < p.n; ++i) {
+      for (int d = 0; d < Dim; ++d) r[4 * i + d] = p.x[d][i];
+      r[4 * i + Dim] = p.mass[i];
+      if (Dim == 2) r[4 * i + 3] = 0;
+      type[i] = p.type[i];
+    }
+  });
+}
+
+}  // namespace pardyn::parallel

@@ -1,0 +1,120 @@
+// Internal to libpardyn: the operations on a particle store that the parallel engines need (moving
+// particles between ranks, ghost positions, source blocks), once for the host and once for the GPU
+// (store_ops_cuda.cu). Index lists and codes travel through host memory; the per-particle work runs
+// where the store lives.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "pardyn/box.hpp"
+#include "pardyn/particles.hpp"
+
+namespace pardyn::parallel {
+
+// A list of store indices, kept on the host and (for a device store) mirrored in device memory.
+class IndexList {
+public:
+  IndexList();
+  ~IndexList();
+  IndexList(IndexList&&) noexcept;
+  IndexList& operator=(IndexList&&) noexcept;
+  std::vector<std::uint32_t> host;
+  // The device copy of `host` (uploaded on first use after a change; call changed() after edits).
+  const std::uint32_t* device(Backend b);
+  void changed() { dirty_ = true; }
+
+private:
+  struct Dev;
+  std::unique_ptr<Dev> dev_;
+  bool dirty_ = true;
+};
+
+// Bytes of one particle's migration record: x, v (dim each) and mass in the store's precision, type
+// and id.
+std::size_t record_bytes(const ParticleStore& s);
+// Appends the records of particles idx to out (host bytes).
+void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out);
+// Appends `count` records to the end of the store (accelerations, energies and virials zero).
+void append_records(ParticleStore& s, const char* records, std::size_t count);
+// Removes the particles idx (sorted ascending) from the store: the last particles fill the holes.
+void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx);
+
+// Per particle in [begin, end), with u = x[axis] - centre (minimum image when period > 0):
+// bit 0 if u < lo, bit 1 if u >= hi.
+struct Slab {
+  int axis = 0;
+  double centre = 0, lo = 0, hi = 0, period = 0;
+};
+void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+              std::vector<std::uint8_t>& codes);
+
+// Ghost positions: the positions of particles idx of `from`, shifted, as dim arrays of count values
+// one after the other (host bytes, the store's precision).
+void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
+                      std::vector<char>& out);
+// The reverse: writes such arrays into `to` at [offset, offset + count).
+void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
+// The same, device to device, without the host: positions of `from`'s particles idx, shifted,
+// written into `to` at [offset, offset + count) (both stores on the same backend and device).
+void copy_shifted(const ParticleStore& from, IndexList& idx, const double* shift, ParticleStore& to,
+                  std::size_t offset);
+// Masses and types of `from`'s particles idx into `to` at offset (host bytes in between).
+void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out);
+void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
+std::size_t static_bytes(const ParticleStore& s);  // per particle: mass (Real) and type
+
+// to[0, n) positions (and with `all`, masses, types and ids) = from's.
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all);
+// to's accelerations (and with energy, epot and virial) [0, n) += from's.
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
+
+// Largest squared displacement (minimum image on periodic axes) of the store's particles from
+// `ref` (positions as dim arrays, backend memory, the store's precision); `save` copies the positions
+// into ref instead (resizing it). Infinity when a position is not finite.
+class Reference {
+public:
+  Reference();
+  ~Reference();
+  void save(const ParticleStore& s);
+  double max_displacement2(const ParticleStore& s, const Box& box) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Source records {x, y, z, m} / {x, y, m, 0} and types of every particle of the store, for the
+// all-pairs ring, into backend memory at pos and type (pos: n * 4 reals).
+void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
+
+#if defined(PARDYN_HAVE_CUDA)
+namespace gpu {
+std::size_t record_bytes(const ParticleStore& s);
+void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_t count,
+                    std::vector<char>& out);
+void append_records(ParticleStore& s, const char* records, std::size_t count);
+void move_particles(ParticleStore& s, const std::uint32_t* dst, const std::uint32_t* src,
+                    std::size_t count);
+void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+              std::vector<std::uint8_t>& codes);
+void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
+                      const double* shift, std::vector<char>& out);
+void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
+void copy_shifted(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
+                  const double* shift, ParticleStore& to, std::size_t offset);
+void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
+                   std::vector<char>& out);
+void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all);
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
+double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
+void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
+std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity, const std::vector<std::uint32_t>& host);
+void free_device(void* p);
+}  // namespace gpu
+#endif
+
+}  // namespace pardyn::parallel
