@@ -115,6 +115,7 @@ const char* const kDoc = R"(Cluster analysis for condensation (friends-of-friend
 closer than `distance` are linked; the connected components of these links are the clusters.
 Computed at every observation of the other observers (each thermo row and each frame), on the
 run's backend: a cell list finds the pairs and a union-find joins them (on the GPU for CUDA runs).
+Not available in parallel runs (several MPI ranks): the run is refused; run on one rank.
 Adds to thermo:
   n_clusters                 clusters with at least min_size particles
   largest_cluster_fraction   particles in the largest cluster / all particles
@@ -141,7 +142,16 @@ void register_clusters(Registrar& r) {
 #endif
   f.schema.real("distance", std::nullopt, "length", "linking length: particles closer than this are in one cluster", 0.0, std::nullopt, true)
       .integer("min_size", 2, "smallest number of particles counted as a cluster", 1);
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
+  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
+          // Clusters span the particles of several ranks, and the union-find sees one rank's only.
+          if (run.ranks > 1)
+            throw Error(
+                "clusters" + (p.context.empty() ? std::string() : " (" + p.context + ")") +
+                ": the cluster analysis does not run in parallel: it links only the particles of "
+                "one rank, and this run has " + std::to_string(run.ranks) +
+                " ranks. Run the scenario with clusters on one rank (without mpirun, or "
+                "mpirun -np 1), or remove its [[output]] type = \"clusters\" block for the "
+                "parallel run");
           return std::unique_ptr<Observer>(new Clusters(p.real("distance"), p.integer("min_size")));
         }));
 }

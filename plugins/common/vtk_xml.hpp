@@ -101,20 +101,40 @@ inline void write_atomic(vtkXMLWriter* w, vtkDataObject* data, const std::string
   commit_file(tmp, path);
 }
 
+// The byte_order attribute of a VTK XML file written on this machine.
+inline const char* byte_order() {
+  const std::uint16_t one = 1;
+  return *reinterpret_cast<const unsigned char*>(&one) == 1 ? "LittleEndian" : "BigEndian";
+}
+
+// `text` as the value of an XML attribute (between double quotes).
+inline std::string escape_attribute(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 // Rewrites the collection `path` (a .pvd) listing (time, file) pairs, atomically: an interrupted run
 // still opens in ParaView up to its last complete file. Files are relative to the .pvd's folder.
 inline void write_pvd(const std::string& path,
                       const std::vector<std::pair<double, std::string>>& files) {
-  const std::uint16_t one = 1;
-  const bool little = *reinterpret_cast<const unsigned char*>(&one) == 1;
   std::string xml;
   xml.reserve(128 + 80 * files.size());
   xml += "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"";
-  xml += little ? "LittleEndian" : "BigEndian";
+  xml += byte_order();
   xml += "\">\n  <Collection>\n";
   for (const auto& f : files)
-    xml += "    <DataSet timestep=\"" + format_double(f.first) + "\" group=\"\" part=\"0\" file=\"" +
-           f.second + "\"/>\n";
+    xml += "    <DataSet timestep=\"" + format_double(f.first) +
+           "\" group=\"\" part=\"0\" file=\"" + escape_attribute(f.second) + "\"/>\n";
   xml += "  </Collection>\n</VTKFile>\n";
   write_file_atomic(path, xml);
 }

@@ -5,6 +5,10 @@
 // background thread (AsyncWriter) like the vtk observer's frames, so it does not stall the stepping.
 // Every .vti is written under a temporary name and renamed, and fields.pvd is rewritten atomically
 // after each file: an interrupted run leaves only complete files and a collection that opens.
+//
+// In a parallel run each rank bins the particles it owns, the cell sums are added over the ranks
+// (Comm::sum, on the calling thread: collectives must not run on the writer thread), and rank 0
+// alone writes the files.
 #include <vtkCellData.h>
 #include <vtkDoubleArray.h>
 #include <vtkFieldData.h>
@@ -46,7 +50,10 @@ struct GridFields {
   std::int64_t outside = 0;         // particles beyond the box (open axes): not binned
 };
 
-GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const int cells[3]) {
+// Bins `p`. With a communicator the sums are those of every rank's particles: a collective call
+// (two Comm::sum), which every rank must make at the same observation.
+GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const int cells[3],
+                         Comm* comm) {
   GridFields g;
   g.dim = dim;
   std::size_t total = 1;
@@ -88,6 +95,24 @@ GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const 
     g.mass[c] += p.mass[i];
     for (int d = 0; d < dim; ++d) g.velocity[d][c] += p.mass[i] * p.v[d][i];
   }
+  if (comm) {
+    // Counts, masses, momenta and the particles outside, over all ranks in one call. Counts travel
+    // as doubles: exact up to 2^53.
+    std::vector<double> sums((2 + std::size_t(dim)) * total + 1);
+    for (std::size_t c = 0; c < total; ++c) {
+      sums[c] = double(g.count[c]);
+      sums[total + c] = g.mass[c];
+      for (int d = 0; d < dim; ++d) sums[(2 + d) * total + c] = g.velocity[d][c];
+    }
+    sums.back() = double(g.outside);
+    comm->sum(sums.data(), sums.size());
+    for (std::size_t c = 0; c < total; ++c) {
+      g.count[c] = std::int64_t(sums[c]);
+      g.mass[c] = sums[total + c];
+      for (int d = 0; d < dim; ++d) g.velocity[d][c] = sums[(2 + d) * total + c];
+    }
+    g.outside = std::int64_t(sums.back());
+  }
   for (std::size_t c = 0; c < total; ++c)
     for (int d = 0; d < dim; ++d)
       if (g.mass[c] > 0) g.velocity[d][c] /= g.mass[c];
@@ -104,6 +129,7 @@ GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const 
     }
     twice_k[c] += p.mass[i] * w2;
   }
+  if (comm) comm->sum(twice_k.data(), total);  // relative to the flow of all ranks' particles
   for (std::size_t c = 0; c < total; ++c)
     if (g.count[c] >= 2) g.temperature[c] = twice_k[c] / (double(dim) * double(g.count[c] - 1));
   return g;
@@ -190,9 +216,16 @@ public:
     s_.dim = run.dim;
     s_.box = run.box;
     s_.output_dir = run.output_dir.empty() ? "." : run.output_dir;
-    make_directories(s_.output_dir + "/fields");
+    rank_ = run.rank;
+    ranks_ = run.ranks;
+    comm_ = run.comm;
+    if (ranks_ > 1 && !comm_)
+      throw Error("grid_fields observer: a run of " + std::to_string(ranks_) +
+                  " ranks without a communicator (RunInfo::comm)");
     next_ = 0;
     have_last_step_ = false;
+    if (rank_ != 0) return;  // the files are rank 0's
+    make_directories(s_.output_dir + "/fields");
     writer_.submit([this] {
       files_.clear();
       write_pvd();
@@ -204,27 +237,40 @@ public:
     if (have_last_step_ && ctx.step == last_step_) return;  // the last step can be a regular one
     have_last_step_ = true;
     last_step_ = ctx.step;
-    auto particles = ctx.shared_particles ? ctx.shared_particles
-                                          : std::make_shared<const HostParticles>(*ctx.particles);
     const std::uint64_t index = next_++;
     const double time = ctx.time;
     const std::uint64_t step = ctx.step;
+    if (ranks_ > 1) {
+      // Collective: binned here, on every rank; written by rank 0.
+      auto g = std::make_shared<const GridFields>(
+          bin_particles(*ctx.particles, s_.box, s_.dim, s_.cells, comm_));
+      if (rank_ == 0)
+        writer_.submit([this, g, index, time, step] { write(*g, index, time, step); });
+      return;
+    }
+    auto particles = ctx.shared_particles ? ctx.shared_particles
+                                          : std::make_shared<const HostParticles>(*ctx.particles);
     writer_.submit([this, particles, index, time, step] {
-      const GridFields g = bin_particles(*particles, s_.box, s_.dim, s_.cells);
-      char name[32];
-      std::snprintf(name, sizeof name, "fields/%06llu.vti", static_cast<unsigned long long>(index));
-      write_vti(build_image(g, time, step), s_.output_dir + "/" + name, s_);
-      files_.push_back({time, name});
-      write_pvd();
+      write(bin_particles(*particles, s_.box, s_.dim, s_.cells, nullptr), index, time, step);
     });
   }
 
   void end() override { writer_.flush(); }
 
 private:
+  void write(const GridFields& g, std::uint64_t index, double time, std::uint64_t step) {
+    char name[32];
+    std::snprintf(name, sizeof name, "fields/%06llu.vti", static_cast<unsigned long long>(index));
+    write_vti(build_image(g, time, step), s_.output_dir + "/" + name, s_);
+    files_.push_back({time, name});
+    write_pvd();
+  }
+
   void write_pvd() const { vtk_xml::write_pvd(s_.output_dir + "/fields.pvd", files_); }
 
   Settings s_;
+  int rank_ = 0, ranks_ = 1;
+  Comm* comm_ = nullptr;
   std::uint64_t next_ = 0;  // main thread only
   std::uint64_t last_step_ = 0;
   bool have_last_step_ = false;
@@ -249,6 +295,8 @@ each one. Cell data (Float64; V = cell volume, an area in 2D):
 Field data: TimeValue, step, particles_outside (particles beyond the box on open axes: not binned).
 A particle exactly on the upper face belongs to the last cell. Binning runs on a background thread
 from the host copy of the positions, velocities and masses.
+In a parallel run (several ranks) each rank bins its own particles on the main thread, the cell
+sums are added over the ranks, and rank 0 writes the files: they hold the fields of all particles.
 Example:
   [[output]]
   type = "grid_fields"

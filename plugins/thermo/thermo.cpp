@@ -3,6 +3,9 @@
 //
 // Rows are small, so they are written on the calling thread and flushed to the operating system
 // after each one: a crash or a kill loses no row that was observed.
+//
+// The values are global (the framework reduces them over the ranks of a parallel run), so in a
+// parallel run only rank 0 writes the file; the other ranks' thermo observers do nothing.
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -46,6 +49,8 @@ public:
 
   void begin(const RunInfo& run) override {
     dim_ = run.dim;
+    writes_ = run.rank == 0;
+    if (!writes_) return;
     std::filesystem::path p(file_);
     if (p.is_relative())
       p = std::filesystem::path(run.output_dir.empty() ? "." : run.output_dir) / p;
@@ -68,6 +73,7 @@ public:
   }
 
   void observe(const ObserveContext& ctx) override {
+    if (!writes_) return;
     if (!out_) throw Error("thermo observer: observe() called before begin()");
     if (!ctx.thermo) throw Error("thermo observer: the framework passed no global quantities");
     // The last step can coincide with a regular observation; one row per step.
@@ -131,6 +137,7 @@ private:
   std::string file_;
   std::string path_;
   int dim_ = 3;
+  bool writes_ = true;  // false on the ranks other than 0 of a parallel run
   std::uint64_t last_step_ = 0;
   bool have_last_step_ = false;
   std::unique_ptr<std::FILE, FileCloser> out_;
@@ -138,7 +145,8 @@ private:
 
 const char* const kDoc = R"(Writes the global quantities as CSV, one row per observation (at step 0,
 every `interval` steps and at the last step), flushed after each row. Numbers are written with the
-fewest digits that read back to the same double. Columns, in 3D:
+fewest digits that read back to the same double. In a parallel run the values are those of all
+ranks together and rank 0 alone writes the file. Columns, in 3D:
   step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,temperature,force_evaluations,
   dt,rejected_steps,com_drift,pressure
 and in 2D (momentum in the plane, angular momentum about z only):

@@ -1,12 +1,20 @@
 // The `vtk` observer: one VTK XML PolyData file (.vtp) per frame and a ParaView collection
 // (run.pvd) that lists them with their simulation times.
 //
+// In a parallel run (ranks > 1) a frame is a parallel PolyData: every rank writes its own particles
+// as one piece, frames/NNNNNN_<rank>.vtp, and rank 0 writes the summary frames/NNNNNN.pvtp that
+// lists the pieces, and run.pvd, which lists the summaries. The summary is written here rather than
+// by vtkXMLPPolyDataWriter: without a VTK MPI controller that writer lists only the pieces its own
+// process wrote (VTK 9.1), and it derives the piece names from the summary's file name, which is a
+// temporary one until the rename.
+//
 // observe() only takes a reference to (or a copy of) the particles; building the vtkPolyData,
 // compressing and writing happen on a background thread (AsyncWriter), so a frame does not stall
 // the stepping.
 // Every file is written under a temporary name and renamed, and run.pvd is rewritten atomically
 // after each frame, so an interrupted run leaves only complete files and a collection that opens.
 #include <vtkCellArray.h>
+#include <vtkDataArray.h>
 #include <vtkDoubleArray.h>
 #include <vtkFieldData.h>
 #include <vtkFloatArray.h>
@@ -20,8 +28,11 @@
 #include <vtkTypeInt64Array.h>
 #include <vtkXMLPolyDataWriter.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -41,11 +52,18 @@ constexpr unsigned kVtkFields = ParticleStore::kPosition | ParticleStore::kVeloc
                                 ParticleStore::kType | ParticleStore::kId | ParticleStore::kEpot |
                                 ParticleStore::kLabels;
 
-std::string frame_name(std::uint64_t index) {
+// Frame NNNNNN: NNNNNN.vtp in a serial run; in a parallel one NNNNNN.pvtp and its pieces
+// NNNNNN_<rank>.vtp (the names VTK's own parallel writer gives the pieces of NNNNNN.pvtp).
+std::string frame_base(std::uint64_t index) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%06llu.vtp", static_cast<unsigned long long>(index));
+  std::snprintf(buf, sizeof buf, "%06llu", static_cast<unsigned long long>(index));
   return buf;
 }
+std::string frame_name(std::uint64_t index) { return frame_base(index) + ".vtp"; }
+std::string piece_name(std::uint64_t index, int rank) {
+  return frame_base(index) + "_" + std::to_string(rank) + ".vtp";
+}
+std::string summary_name(std::uint64_t index) { return frame_base(index) + ".pvtp"; }
 
 struct Settings {
   std::uint64_t interval = 100;
@@ -184,6 +202,98 @@ void write_vtp(vtkPolyData* pd, const std::string& path, const Settings& s) {
                         "vtk observer");
 }
 
+vtkSmartPointer<vtkPolyData> build(const HostParticles& p, const Settings& s, double time,
+                                   std::uint64_t step) {
+  return s.precision == Precision::Float ? build_polydata<float>(p, s.dim, time, step)
+                                         : build_polydata<double>(p, s.dim, time, step);
+}
+
+// --- Parallel frames --------------------------------------------------------------------------
+// What a .pvtp summary declares of its pieces: the points' and each point array's type and
+// components, and the active attributes. Every piece of a frame must have exactly these.
+struct ArrayInfo {
+  std::string name;
+  std::string type;  // VTK XML's word: Float32, Float64, Int32, Int64, ...
+  int components = 1;
+};
+
+struct Layout {
+  ArrayInfo points;
+  std::vector<ArrayInfo> arrays;
+  std::string scalars, vectors;
+  // One line, for comparing the ranks' layouts and for error messages.
+  std::string text() const {
+    auto one = [](const ArrayInfo& a) {
+      return a.name + ":" + a.type + "x" + std::to_string(a.components);
+    };
+    std::string t = "points " + one(points) + "; arrays";
+    for (const auto& a : arrays) t += " " + one(a);
+    return t + "; scalars " + scalars + "; vectors " + vectors;
+  }
+};
+
+std::string xml_type(vtkDataArray* a) {
+  switch (a->GetDataType()) {
+    case VTK_FLOAT: return "Float32";
+    case VTK_DOUBLE: return "Float64";
+    default:
+      return std::string(a->GetDataTypeMin() < 0 ? "Int" : "UInt") +
+             std::to_string(8 * a->GetDataTypeSize());
+  }
+}
+
+ArrayInfo array_info(vtkDataArray* a) {
+  return {a->GetName() ? a->GetName() : "", xml_type(a), a->GetNumberOfComponents()};
+}
+
+// The layout of the piece build() makes from `p`, taken from an empty piece built the same way (so
+// that it cannot disagree with the pieces) with the same label arrays as `p`.
+Layout layout_of(const HostParticles& p, const Settings& s) {
+  HostParticles shape(p.dim);
+  for (const auto& [name, values] : p.labels)
+    if (values.size() == p.x[0].size()) shape.labels.push_back({name, {}});
+  auto pd = build(shape, s, 0.0, 0);
+  Layout l;
+  l.points = array_info(pd->GetPoints()->GetData());
+  vtkPointData* pt = pd->GetPointData();
+  for (int k = 0; k < pt->GetNumberOfArrays(); ++k) l.arrays.push_back(array_info(pt->GetArray(k)));
+  if (vtkDataArray* a = pt->GetScalars()) l.scalars = a->GetName();
+  if (vtkDataArray* a = pt->GetVectors()) l.vectors = a->GetName();
+  return l;
+}
+
+// The summary of a parallel frame: the layout, then one <Piece> per rank (files relative to the
+// summary's folder), in VTK's PPolyData format.
+std::string summary_xml(const Layout& l, const std::vector<std::string>& pieces) {
+  using vtk_xml::escape_attribute;
+  auto data_array = [](const ArrayInfo& a) {
+    return "      <PDataArray type=\"" + a.type + "\" Name=\"" + escape_attribute(a.name) +
+           "\" NumberOfComponents=\"" + std::to_string(a.components) + "\"/>\n";
+  };
+  std::string xml =
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"";
+  xml += vtk_xml::byte_order();
+  xml += "\" header_type=\"UInt64\">\n  <PPolyData GhostLevel=\"0\">\n    <PPointData";
+  if (!l.scalars.empty()) xml += " Scalars=\"" + escape_attribute(l.scalars) + "\"";
+  if (!l.vectors.empty()) xml += " Vectors=\"" + escape_attribute(l.vectors) + "\"";
+  xml += ">\n";
+  for (const auto& a : l.arrays) xml += data_array(a);
+  xml += "    </PPointData>\n    <PPoints>\n" + data_array(l.points) + "    </PPoints>\n";
+  for (const auto& p : pieces) xml += "    <Piece Source=\"" + escape_attribute(p) + "\"/>\n";
+  xml += "  </PPolyData>\n</VTKFile>\n";
+  return xml;
+}
+
+// What each rank tells rank 0 at a parallel frame: how many of its pieces it has written completely
+// so far (8 bytes), then its layout's text.
+std::vector<char> frame_report(std::uint64_t pieces_written, const Layout& l) {
+  const std::string text = l.text();
+  std::vector<char> bytes(sizeof pieces_written + text.size());
+  std::memcpy(bytes.data(), &pieces_written, sizeof pieces_written);
+  std::memcpy(bytes.data() + sizeof pieces_written, text.data(), text.size());
+  return bytes;
+}
+
 class VtkObserver final : public Observer {
 public:
   explicit VtkObserver(Settings s) : s_(std::move(s)) {}
@@ -195,13 +305,22 @@ public:
     s_.dim = run.dim;
     s_.precision = run.precision;
     s_.output_dir = run.output_dir.empty() ? "." : run.output_dir;
+    rank_ = run.rank;
+    ranks_ = run.ranks;
+    comm_ = run.comm;
+    if (ranks_ > 1 && !comm_)
+      throw Error("vtk observer: a run of " + std::to_string(ranks_) +
+                  " ranks without a communicator (RunInfo::comm)");
     make_directories(s_.output_dir + "/frames");
     next_frame_ = 0;
     have_last_step_ = false;
+    pieces_written_ = 0;
+    if (rank_ != 0) return;  // run.pvd is rank 0's
     // An empty collection replaces a run.pvd left by an earlier run in the same folder, which would
     // otherwise point at a mixture of old and new frames.
     writer_.submit([this] {
       frames_.clear();
+      listed_ = 0;
       write_pvd();
     });
   }
@@ -219,30 +338,101 @@ public:
     const std::uint64_t index = next_frame_++;
     const double time = ctx.time;
     const std::uint64_t step = ctx.step;
-    writer_.submit(
-        [this, particles, index, time, step] { write_frame(*particles, index, time, step); });
+    if (ranks_ == 1) {
+      writer_.submit(
+          [this, particles, index, time, step] { write_frame(*particles, index, time, step); });
+      return;
+    }
+    observe_parallel(std::move(particles), index, time, step);
   }
 
-  void end() override { writer_.flush(); }
+  void end() override {
+    // A parallel run's run.pvd lists a frame once every rank has reported its piece written (see
+    // observe_parallel); at the end every rank has flushed its pieces, so all frames are listed.
+    if (ranks_ > 1 && rank_ == 0)
+      writer_.submit([this] {
+        listed_ = frames_.size();
+        write_pvd();
+      });
+    writer_.flush();
+  }
 
 private:
   void write_frame(const HostParticles& p, std::uint64_t index, double time, std::uint64_t step) {
-    auto pd = s_.precision == Precision::Float ? build_polydata<float>(p, s_.dim, time, step)
-                                               : build_polydata<double>(p, s_.dim, time, step);
     const std::string rel = "frames/" + frame_name(index);
-    write_vtp(pd, s_.output_dir + "/" + rel, s_);
+    write_vtp(build(p, s_, time, step), s_.output_dir + "/" + rel, s_);
     frames_.push_back({time, rel});
+    listed_ = frames_.size();
     write_pvd();
   }
 
-  void write_pvd() const { vtk_xml::write_pvd(s_.output_dir + "/run.pvd", frames_); }
+  // A frame of a parallel run. Collective: every rank reports its layout and progress to rank 0
+  // here, on the calling thread (the writer thread must not communicate). Rank 0 checks that the
+  // pieces will agree with the summary, writes its piece and the summary, and lists in run.pvd only
+  // the frames whose pieces every rank had finished, so that an interrupted run still opens.
+  void observe_parallel(std::shared_ptr<const HostParticles> particles, std::uint64_t index,
+                        double time, std::uint64_t step) {
+    const Layout layout = layout_of(*particles, s_);
+    const auto reports = comm_->gather(frame_report(pieces_written_.load(), layout));
+    const std::string rel = "frames/" + piece_name(index, rank_);
+    if (rank_ != 0) {
+      writer_.submit([this, particles, rel, time, step] {
+        write_vtp(build(*particles, s_, time, step), s_.output_dir + "/" + rel, s_);
+        ++pieces_written_;
+      });
+      return;
+    }
+    if (reports.size() != std::size_t(ranks_))
+      throw Error("vtk observer: gathered " + std::to_string(reports.size()) + " reports from " +
+                  std::to_string(ranks_) + " ranks");
+    const std::string mine = layout.text();
+    std::uint64_t confirmed = std::numeric_limits<std::uint64_t>::max();
+    for (int r = 1; r < ranks_; ++r) {
+      const auto& rep = reports[std::size_t(r)];
+      std::uint64_t done = 0;
+      if (rep.size() < sizeof done)
+        throw Error("vtk observer: rank " + std::to_string(r) + " sent a malformed frame report");
+      std::memcpy(&done, rep.data(), sizeof done);
+      const std::string theirs(rep.data() + sizeof done, rep.size() - sizeof done);
+      if (theirs != mine)
+        throw Error("vtk observer: frame " + std::to_string(index) + ": the particles of rank " +
+                    std::to_string(r) + " have other point arrays than those of rank 0, so their "
+                    "pieces cannot form one data set (rank " + std::to_string(r) + ": " + theirs +
+                    "; rank 0: " + mine + ")");
+      confirmed = std::min(confirmed, done);
+    }
+    std::vector<std::string> pieces;
+    for (int r = 0; r < ranks_; ++r) pieces.push_back(piece_name(index, r));
+    writer_.submit([this, particles, rel, time, step, index, layout, pieces, confirmed] {
+      write_vtp(build(*particles, s_, time, step), s_.output_dir + "/" + rel, s_);
+      ++pieces_written_;
+      const std::string summary = "frames/" + summary_name(index);
+      write_file_atomic(s_.output_dir + "/" + summary, summary_xml(layout, pieces));
+      frames_.push_back({time, summary});
+      listed_ = std::max<std::size_t>(listed_, std::min<std::uint64_t>(frames_.size(), confirmed));
+      write_pvd();
+    });
+  }
+
+  // Lists the first listed_ frames.
+  void write_pvd() const {
+    const std::vector<std::pair<double, std::string>> listed(frames_.begin(),
+                                                             frames_.begin() + listed_);
+    vtk_xml::write_pvd(s_.output_dir + "/run.pvd", listed);
+  }
 
   Settings s_;
+  int rank_ = 0, ranks_ = 1;
+  Comm* comm_ = nullptr;
   std::uint64_t next_frame_ = 0;  // main thread only
   std::uint64_t last_step_ = 0;
   bool have_last_step_ = false;
+  // Pieces (or frames) this rank has written completely: counted by the writer thread, reported
+  // by the main thread.
+  std::atomic<std::uint64_t> pieces_written_{0};
   // (time, file relative to the output folder, so that the folder can be moved); writer thread only
   std::vector<std::pair<double, std::string>> frames_;
+  std::size_t listed_ = 0;  // how many of frames_ run.pvd lists; writer thread only
   // Declared last so it is destroyed first: its destructor runs the pending jobs, which use the
   // members above.
   AsyncWriter writer_;
@@ -280,7 +470,12 @@ Point data (Float32 for precision = "float", Float64 for "double"; 2D vectors ha
                     observer's cluster id, -1 outside any cluster of min_size)
 Field data: TimeValue (Float64, simulation time) and step (Int64).
 Files are written on a background thread; an error there stops the run at the next frame or at
-the end. Open run.pvd in ParaView: docs/paraview.md.)";
+the end. Open run.pvd in ParaView: docs/paraview.md.
+Parallel runs (mpirun, several ranks): each frame is a VTK parallel PolyData. Every rank writes the
+particles it owns as one piece, frames/NNNNNN_<rank>.vtp (with the arrays above; a rank that owns
+no particles writes an empty piece), rank 0 writes frames/NNNNNN.pvtp, which lists the pieces, and
+run.pvd lists the .pvtp files. run.pvd takes a frame in once every rank has reported its piece
+complete (at the next frame, and at the end of the run), so an interrupted run still opens.)";
 
 void register_vtk(Registrar& r) {
   FactoryInfo info;
