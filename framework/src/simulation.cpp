@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <filesystem>
@@ -100,7 +101,7 @@ void check_objects(const Scenario& sc, const Registry& registry) {
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
     : scenario_(sc), quiet_(opt.quiet) {
-  comm_ = parallel::world();
+  comm_ = opt.serial ? nullptr : parallel::world();
   if (comm_) {
     run_.rank = comm_->rank();
     run_.ranks = comm_->size();
@@ -606,6 +607,7 @@ void Simulation::run() {
     }
     step_ = 0;
     observe(scenario_.steps == 0);
+    const auto loop_start = std::chrono::steady_clock::now();
     const double dt_max = integrator_->dt();
     const bool control = scenario_.dt_acceleration && !integrator_->adaptive();
     const double end_time = scenario_.end_time;
@@ -626,7 +628,13 @@ void Simulation::run() {
       time_ += last_dt_;
       steps_done_ = s;
       const bool finished = end_time > 0 && time_ >= end_time * (1 - 1e-12);
-      const bool stopping = stop_requested_.load() || finished;
+      bool stopping = stop_requested_.load() || finished;
+      if (comm_) {
+        // A signal reaches the ranks at slightly different times: they stop at the same step.
+        double stop = stopping ? 1.0 : 0.0;
+        comm_->max(&stop, 1);
+        stopping = stop > 0;
+      }
       if (stopping && !need_energy_) {
         need_energy_ = true;  // the final observation needs energies
         compute_forces();
@@ -640,6 +648,7 @@ void Simulation::run() {
         break;
       }
     }
+    loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
     progress_->finish(steps_done_);
   } catch (...) {
     progress_->finish(steps_done_);

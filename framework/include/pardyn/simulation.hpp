@@ -22,6 +22,9 @@ class Domain;
 struct RunOptions {
   bool quiet = false;
   std::string output;  // overrides the scenario's output folder when not empty
+  // Run on this process alone even when it is one rank of a parallel launch (a reference run
+  // inside a parallel test).
+  bool serial = false;
 };
 
 // Builds every plugin object of the scenario (as a run would, on the CPU backend) without generating
@@ -61,6 +64,8 @@ public:
   std::uint64_t steps_done() const { return steps_done_; }
   double steps_per_second() const { return progress_ ? progress_->steps_per_second() : 0; }
   std::uint64_t force_evaluations() const { return force_evals_; }
+  // Wall time of the step loop alone (after the initial forces and observation), in seconds.
+  double loop_seconds() const { return loop_seconds_; }
 
 private:
   struct ForceTerm {
@@ -99,6 +104,7 @@ private:
   double e0_ = 0;
   double com0_[3] = {0, 0, 0};
   double last_dt_ = 0;
+  double loop_seconds_ = 0;
   std::uint64_t last_finite_step_ = 0;
   std::atomic<bool> stop_requested_{false};
   bool has_walls_ = false;

@@ -130,23 +130,21 @@ std::vector<char> Domain::exchange(int to, const std::vector<char>& out, int fro
 
 void Domain::migrate(ParticleStore& s) {
   const std::size_t rb = record_bytes(s);
-  std::vector<std::uint8_t> codes;
   for (int d = 0; d < dim_; ++d) {
     if (p_[d] == 1) continue;
-    classify(s, 0, s.size(), slab(d, 0.0, 0.0), codes);
     IndexList down, up;
-    std::vector<std::uint32_t> gone;
+    select_slab(s, 0, s.size(), slab(d, 0.0, 0.0), down, up);
     const int lo = neighbour(d, -1), hi = neighbour(d, +1);
-    for (std::size_t i = 0; i < codes.size(); ++i) {
-      // A particle past a wall (rounding) has nowhere to go: it stays.
-      if ((codes[i] & 1) && lo >= 0) down.host.push_back(std::uint32_t(i)), gone.push_back(std::uint32_t(i));
-      else if ((codes[i] & 2) && hi >= 0) up.host.push_back(std::uint32_t(i)), gone.push_back(std::uint32_t(i));
-    }
-    down.changed();
-    up.changed();
+    // A particle past a wall (rounding) has nowhere to go: it stays.
+    if (lo < 0) down = IndexList();
+    if (hi < 0) up = IndexList();
     std::vector<char> out_down, out_up;
     gather_records(s, down, out_down);
     gather_records(s, up, out_up);
+    down.fetch();
+    up.fetch();
+    std::vector<std::uint32_t> gone(down.host);
+    gone.insert(gone.end(), up.host.begin(), up.host.end());
     // Downwards first (received from above), then upwards (received from below).
     const std::vector<char> from_up = exchange(lo, out_down, hi, kMigrateTag + 10 * d);
     const std::vector<char> from_down = exchange(hi, out_up, lo, kMigrateTag + 10 * d + 2);
@@ -163,23 +161,20 @@ void Domain::select_ghosts(ParticleStore& s) {
   work_->touch();
   copy_prefix(s, *work_, owned_, true);
   swaps_.clear();
-  std::vector<std::uint8_t> codes;
   const std::size_t sb = static_bytes(s);
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
   for (int d = 0; d < dim_; ++d) {
     if (p_[d] == 1) continue;
     const std::size_t n = work_->size();  // owned + the ghosts of earlier axes
-    classify(*work_, 0, n, slab(d, width_, width_), codes);
+    IndexList near_lo, near_hi;
+    select_slab(*work_, 0, n, slab(d, width_, width_), near_lo, near_hi);
     for (int dir = -1; dir <= 1; dir += 2) {
       Swap sw;
       sw.to = neighbour(d, dir);
       sw.from = neighbour(d, -dir);
       sw.tag = kGhostTag + 10 * d + (dir > 0 ? 4 : 0);
-      const std::uint8_t bit = dir < 0 ? 1 : 2;
-      if (sw.to >= 0)
-        for (std::size_t i = 0; i < n; ++i)
-          if (codes[i] & bit) sw.idx.host.push_back(std::uint32_t(i));
-      sw.idx.changed();
+      sw.axis = d;
+      if (sw.to >= 0) sw.idx = std::move(dir < 0 ? near_lo : near_hi);
       // Across a periodic face the copy moves by one box length.
       if (sw.to >= 0 && ((dir < 0 && c_[d] == 0) || (dir > 0 && c_[d] == p_[d] - 1)))
         sw.shift[d] = dir < 0 ? box_.length(d) : -box_.length(d);
@@ -203,18 +198,43 @@ void Domain::select_ghosts(ParticleStore& s) {
 
 void Domain::refresh(ParticleStore& s) {
   copy_prefix(s, *work_, owned_, false);
-  std::vector<char> out;
-  for (auto& sw : swaps_) {
-    if (sw.to >= 0) gather_positions(*work_, sw.idx, sw.shift, out);
-    else out.clear();
-    // Sizes are known on both sides since the selection: one message each way.
-    std::vector<char> in(sw.count * std::size_t(dim_) * (s.precision() == Precision::Float ? 4 : 8));
-    std::unique_ptr<Communicator::Request> r, q;
-    if (sw.from >= 0) r = comm_.irecv(in.data(), in.size(), sw.from, kRefreshTag + sw.tag);
-    if (sw.to >= 0) q = comm_.isend(out.data(), out.size(), sw.to, kRefreshTag + sw.tag);
-    if (r) r->wait();
-    if (q) q->wait();
-    put_positions(*work_, sw.offset, sw.count, in.data());
+  const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
+  // MPI reads and writes device memory itself (CUDA-aware) or through pinned host mirrors.
+  const bool direct = backend_ == Backend::Cpu || comm_.device_aware();
+  // The two swaps of one axis travel together; the next axis's swaps may forward ghosts just
+  // received, so axes go one after the other.
+  for (std::size_t a = 0; a < swaps_.size();) {
+    std::size_t b = a;
+    while (b < swaps_.size() && swaps_[b].axis == swaps_[a].axis) ++b;
+    for (std::size_t k = a; k < b; ++k) {
+      Swap& sw = swaps_[k];
+      const std::size_t bytes = sw.idx.size() * std::size_t(dim_) * real;
+      if (sw.to < 0 || bytes == 0) continue;
+      pack_positions(*work_, sw.idx, sw.shift, sw.send.device(backend_, bytes));
+      if (!direct) sw.send.to_host(backend_, bytes);
+    }
+    sync(backend_);
+    std::vector<std::unique_ptr<Communicator::Request>> reqs;
+    for (std::size_t k = a; k < b; ++k) {
+      Swap& sw = swaps_[k];
+      const std::size_t in = sw.count * std::size_t(dim_) * real;
+      const std::size_t out = sw.idx.size() * std::size_t(dim_) * real;
+      if (sw.from >= 0 && in)
+        reqs.push_back(comm_.irecv(direct ? sw.recv.device(backend_, in) : sw.recv.host(backend_, in),
+                                   in, sw.from, kRefreshTag + sw.tag));
+      if (sw.to >= 0 && out)
+        reqs.push_back(comm_.isend(direct ? sw.send.device(backend_, out) : sw.send.host(backend_, out),
+                                   out, sw.to, kRefreshTag + sw.tag));
+    }
+    for (auto& q : reqs) q->wait();
+    for (std::size_t k = a; k < b; ++k) {
+      Swap& sw = swaps_[k];
+      const std::size_t in = sw.count * std::size_t(dim_) * real;
+      if (sw.from < 0 || in == 0) continue;
+      if (!direct) sw.recv.to_device(backend_, in);
+      unpack_positions(*work_, sw.offset, sw.count, sw.recv.device(backend_, in));
+    }
+    a = b;
   }
 }
 

@@ -49,6 +49,8 @@ private:
     int to = -1, from = -1;
     std::size_t offset = 0, count = 0;  // where the received ghosts land in the work store
     int tag = 0;
+    int axis = 0;
+    Stage send, recv;  // message buffers of the position refresh
   };
   void migrate(ParticleStore& s);
   void select_ghosts(ParticleStore& s);

@@ -42,6 +42,33 @@ IndexList::~IndexList() = default;
 IndexList::IndexList(IndexList&&) noexcept = default;
 IndexList& IndexList::operator=(IndexList&&) noexcept = default;
 
+std::uint32_t* IndexList::device_buffer(std::size_t n) {
+#if defined(PARDYN_HAVE_CUDA)
+  if (!dev_) dev_ = std::make_unique<Dev>();
+  if (n > dev_->capacity || !dev_->ptr) {
+    if (dev_->ptr) gpu::free_device(dev_->ptr);
+    dev_->capacity = n + n / 4 + 64;
+    dev_->ptr = static_cast<std::uint32_t*>(gpu::device_alloc(dev_->capacity * sizeof(std::uint32_t)));
+  }
+  return dev_->ptr;
+#else
+  (void)n;
+  no_cuda();
+#endif
+}
+
+void IndexList::fetch() {
+  if (!device_only_) return;
+#if defined(PARDYN_HAVE_CUDA)
+  host.resize(count_);
+  if (count_) gpu::download(host.data(), dev_->ptr, count_ * sizeof(std::uint32_t));
+  device_only_ = false;
+  dirty_ = false;
+#else
+  no_cuda();
+#endif
+}
+
 const std::uint32_t* IndexList::device(Backend b) {
   if (b == Backend::Cpu) return host.data();
 #if defined(PARDYN_HAVE_CUDA)
@@ -65,18 +92,18 @@ std::size_t record_bytes(const ParticleStore& s) {
 void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out) {
   if (on_gpu(s)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::gather_records(s, idx.device(Backend::Cuda), idx.host.size(), out);
+    return gpu::gather_records(s, idx.device(Backend::Cuda), idx.size(), out);
 #else
     no_cuda();
 #endif
   }
   const std::size_t rb = record_bytes(s);
   const std::size_t base = out.size();
-  out.resize(base + rb * idx.host.size());
+  out.resize(base + rb * idx.size());
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    for (std::size_t k = 0; k < idx.host.size(); ++k) {
+    for (std::size_t k = 0; k < idx.size(); ++k) {
       const std::uint32_t i = idx.host[k];
       char* o = out.data() + base + k * rb;
       for (int d = 0; d < Dim; ++d) put<Real>(o, p.x[d][i]);
@@ -189,11 +216,37 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
   });
 }
 
+void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+            IndexList& lo, IndexList& hi) {
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    const std::size_t n = end > begin ? end - begin : 0;
+    std::size_t nl = 0, nh = 0;
+    gpu::select_slab(s, begin, end, slab, lo.device_buffer(n), hi.device_buffer(n), nl, nh);
+    lo.set_device_count(nl);
+    hi.set_device_count(nh);
+    return;
+#else
+    no_cuda();
+#endif
+  }
+  std::vector<std::uint8_t> codes;
+  classify(s, begin, end, slab, codes);
+  lo.host.clear();
+  hi.host.clear();
+  for (std::size_t k = 0; k < codes.size(); ++k) {
+    if (codes[k] & 1) lo.host.push_back(std::uint32_t(begin + k));
+    if (codes[k] & 2) hi.host.push_back(std::uint32_t(begin + k));
+  }
+  lo.changed();
+  hi.changed();
+}
+
 void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
                       std::vector<char>& out) {
   if (on_gpu(from)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::gather_positions(from, idx.device(Backend::Cuda), idx.host.size(), shift, out);
+    return gpu::gather_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
 #else
     no_cuda();
 #endif
@@ -201,7 +254,7 @@ void gather_positions(const ParticleStore& from, IndexList& idx, const double* s
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    const std::size_t c = idx.host.size();
+    const std::size_t c = idx.size();
     out.resize(c * Dim * sizeof(Real));
     Real* o = reinterpret_cast<Real*>(out.data());
     for (int d = 0; d < Dim; ++d) {
@@ -232,14 +285,14 @@ void copy_shifted(const ParticleStore& from, IndexList& idx, const double* shift
                   std::size_t offset) {
   if (on_gpu(from)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::copy_shifted(from, idx.device(Backend::Cuda), idx.host.size(), shift, to, offset);
+    return gpu::copy_shifted(from, idx.device(Backend::Cuda), idx.size(), shift, to, offset);
 #else
     no_cuda();
 #endif
   }
   std::vector<char> tmp;
   gather_positions(from, idx, shift, tmp);
-  put_positions(to, offset, idx.host.size(), tmp.data());
+  put_positions(to, offset, idx.size(), tmp.data());
 }
 
 std::size_t static_bytes(const ParticleStore& s) {
@@ -249,14 +302,14 @@ std::size_t static_bytes(const ParticleStore& s) {
 void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out) {
   if (on_gpu(from)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::gather_static(from, idx.device(Backend::Cuda), idx.host.size(), out);
+    return gpu::gather_static(from, idx.device(Backend::Cuda), idx.size(), out);
 #else
     no_cuda();
 #endif
   }
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
-    const std::size_t c = idx.host.size();
+    const std::size_t c = idx.size();
     out.resize(c * (sizeof(Real) + sizeof(std::int32_t)));
     Real* m = reinterpret_cast<Real*>(out.data());
     std::int32_t* t = reinterpret_cast<std::int32_t*>(out.data() + c * sizeof(Real));
@@ -408,6 +461,115 @@ double Reference::max_displacement2(const ParticleStore& s, const Box& box) cons
     worst = double(w);
   });
   return worst;
+}
+
+struct Stage::Impl {
+  std::vector<double> host_mem;  // CPU backend: the buffer itself
+  char* dev = nullptr;
+  char* pinned = nullptr;
+  std::size_t dev_bytes = 0, pinned_bytes = 0;
+  ~Impl() {
+#if defined(PARDYN_HAVE_CUDA)
+    if (dev) gpu::free_device(dev);
+    if (pinned) gpu::pinned_free(pinned);
+#endif
+  }
+};
+Stage::Stage() : impl_(std::make_unique<Impl>()) {}
+Stage::~Stage() = default;
+Stage::Stage(Stage&&) noexcept = default;
+Stage& Stage::operator=(Stage&&) noexcept = default;
+
+char* Stage::device(Backend b, std::size_t bytes) {
+  Impl& m = *impl_;
+  if (b == Backend::Cpu) {
+    if (m.host_mem.size() * 8 < bytes) m.host_mem.resize((bytes + 7) / 8 + (bytes + 7) / 32);
+    return reinterpret_cast<char*>(m.host_mem.data());
+  }
+#if defined(PARDYN_HAVE_CUDA)
+  if (bytes > m.dev_bytes) {
+    if (m.dev) {
+      gpu::sync();
+      gpu::free_device(m.dev);
+    }
+    m.dev_bytes = bytes + bytes / 4 + 256;
+    m.dev = static_cast<char*>(gpu::device_alloc(m.dev_bytes));
+  }
+  return m.dev;
+#else
+  no_cuda();
+#endif
+}
+
+char* Stage::host(Backend b, std::size_t bytes) {
+  Impl& m = *impl_;
+  if (b == Backend::Cpu) return device(b, bytes);
+#if defined(PARDYN_HAVE_CUDA)
+  if (bytes > m.pinned_bytes) {
+    if (m.pinned) {
+      gpu::sync();
+      gpu::pinned_free(m.pinned);
+    }
+    m.pinned_bytes = bytes + bytes / 4 + 256;
+    m.pinned = static_cast<char*>(gpu::pinned_alloc(m.pinned_bytes));
+  }
+  return m.pinned;
+#else
+  no_cuda();
+#endif
+}
+
+void Stage::to_host(Backend b, std::size_t bytes) {
+  if (b == Backend::Cpu || bytes == 0) return;
+#if defined(PARDYN_HAVE_CUDA)
+  gpu::copy_async(host(b, bytes), device(b, bytes), bytes);
+#endif
+}
+void Stage::to_device(Backend b, std::size_t bytes) {
+  if (b == Backend::Cpu || bytes == 0) return;
+#if defined(PARDYN_HAVE_CUDA)
+  gpu::copy_async(device(b, bytes), host(b, bytes), bytes);
+#endif
+}
+
+void sync(Backend b) {
+#if defined(PARDYN_HAVE_CUDA)
+  if (b == Backend::Cuda) gpu::sync();
+#else
+  (void)b;
+#endif
+}
+
+void pack_positions(const ParticleStore& from, IndexList& idx, const double* shift, void* out) {
+  if (on_gpu(from)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::pack_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
+#else
+    no_cuda();
+#endif
+  }
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const std::size_t c = idx.size();
+    Real* o = static_cast<Real*>(out);
+    for (int d = 0; d < Dim; ++d) {
+      const Real sh = Real(shift[d]);
+      for (std::size_t k = 0; k < c; ++k) o[std::size_t(d) * c + k] = p.x[d][idx.host[k]] + sh;
+    }
+  });
+}
+
+void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
+  if (count == 0) return;
+  if (on_gpu(to)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::unpack_positions(to, offset, count, in);
+#else
+    no_cuda();
+#endif
+  }
+  put_positions(to, offset, count, static_cast<const char*>(in));
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {

@@ -22,15 +22,32 @@ public:
   IndexList(IndexList&&) noexcept;
   IndexList& operator=(IndexList&&) noexcept;
   std::vector<std::uint32_t> host;
+  std::size_t size() const { return device_only_ ? count_ : host.size(); }
   // The device copy of `host` (uploaded on first use after a change; call changed() after edits).
   const std::uint32_t* device(Backend b);
-  void changed() { dirty_ = true; }
+  void changed() {
+    dirty_ = true;
+    device_only_ = false;
+  }
+  // GPU selections write the list on the device: room for n, then the count found. `host` is then
+  // empty until fetch() copies the list down.
+  std::uint32_t* device_buffer(std::size_t n);
+  void set_device_count(std::size_t n) {
+    count_ = n;
+    device_only_ = true;
+    dirty_ = false;
+    host.clear();
+  }
+  void fetch();
 
 private:
   struct Dev;
   std::unique_ptr<Dev> dev_;
   bool dirty_ = true;
+  bool device_only_ = false;
+  std::size_t count_ = 0;
 };
+
 
 // Bytes of one particle's migration record: x, v (dim each) and mass in the store's precision, type
 // and id.
@@ -50,6 +67,10 @@ struct Slab {
 };
 void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
               std::vector<std::uint8_t>& codes);
+// The particles [begin, end) of s whose u (see Slab) is below slab.lo go to `lo`, those at or above
+// slab.hi to `hi`, in index order (on the device for a device store).
+void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+            IndexList& lo, IndexList& hi);
 
 // Ghost positions: the positions of particles idx of `from`, shifted, as dim arrays of count values
 // one after the other (host bytes, the store's precision).
@@ -86,6 +107,30 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+// A message buffer in the backend's memory and, for a device store, a pinned host mirror (for MPI
+// libraries that cannot read device memory). Copies between the two are asynchronous on the
+// default stream (ordered with the kernels); sync() waits for them.
+class Stage {
+public:
+  Stage();
+  ~Stage();
+  Stage(Stage&&) noexcept;
+  Stage& operator=(Stage&&) noexcept;
+  char* device(Backend b, std::size_t bytes);
+  char* host(Backend b, std::size_t bytes);
+  void to_host(Backend b, std::size_t bytes);
+  void to_device(Backend b, std::size_t bytes);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+void sync(Backend b);
+// Positions of from's particles idx, shifted, as dim arrays of count values into `out` (backend
+// memory); and the reverse into `to` at [offset, offset + count).
+void pack_positions(const ParticleStore& from, IndexList& idx, const double* shift, void* out);
+void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
+
 // Source records {x, y, z, m} / {x, y, m, 0} and types of every particle of the store, for the
 // all-pairs ring, into backend memory at pos and type (pos: n * 4 reals).
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
@@ -112,6 +157,17 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
 void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
+void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
+                    const double* shift, void* out);
+void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
+void* pinned_alloc(std::size_t bytes);
+void pinned_free(void* p);
+void* device_alloc(std::size_t bytes);
+void copy_async(void* dst, const void* src, std::size_t bytes);
+void sync();
+void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+            std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi);
+void download(void* dst, const void* src, std::size_t bytes);
 std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity, const std::vector<std::uint32_t>& host);
 void free_device(void* p);
 }  // namespace gpu

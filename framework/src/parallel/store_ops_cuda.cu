@@ -2,6 +2,9 @@
 // lists, ghost positions, displacement maxima and source blocks. Default stream throughout, like the
 // rest of the CUDA backend, so that these kernels are ordered with the integrators' and the forces'.
 #include <cuda_runtime.h>
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <cmath>
 #include <cstring>
@@ -372,6 +375,77 @@ double max_displacement2(const ParticleStore& s, const void* ref, const Box& box
   float f;
   std::memcpy(&f, &h, sizeof f);
   return double(f);
+}
+
+namespace {
+template <class Real>
+struct InSlab {
+  const Real* x;
+  Slab slab;
+  int side;  // 0: below lo, 1: at or above hi
+  __device__ bool operator()(std::uint32_t i) const {
+    double u = double(x[i]) - slab.centre;
+    if (slab.period > 0) u -= slab.period * rint(u / slab.period);
+    return side == 0 ? u < slab.lo : u >= slab.hi;
+  }
+};
+}  // namespace
+
+void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
+            std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi) {
+  n_lo = n_hi = 0;
+  if (end <= begin) return;
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    const thrust::counting_iterator<std::uint32_t> first(std::uint32_t(begin)), last(std::uint32_t(end));
+    n_lo = std::size_t(thrust::copy_if(thrust::cuda::par.on(0), first, last, lo,
+                                       InSlab<Real>{p.x[slab.axis], slab, 0}) - lo);
+    n_hi = std::size_t(thrust::copy_if(thrust::cuda::par.on(0), first, last, hi,
+                                       InSlab<Real>{p.x[slab.axis], slab, 1}) - hi);
+  });
+  PARDYN_CUDA_CHECK_LAUNCH("select (thrust::copy_if)");
+}
+
+void download(void* dst, const void* src, std::size_t bytes) {
+  PARDYN_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+void* pinned_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  PARDYN_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
+  return p;
+}
+void pinned_free(void* p) { cudaFreeHost(p); }
+void* device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  PARDYN_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+void copy_async(void* dst, const void* src, std::size_t bytes) {
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
+}
+void sync() { PARDYN_CUDA_CHECK(cudaStreamSynchronize(0)); }
+
+void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
+                    const double* shift, void* out) {
+  if (count == 0) return;
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    Real* o = static_cast<Real*>(out);
+    launch_gather_pos<Real, Dim>(p, idx, count, shift, o, o + count, o + 2 * count);
+  });
+}
+
+void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
+  visit(to, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const Real* src = static_cast<const Real*>(in);
+    for (int d = 0; d < Dim; ++d)
+      PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.x[d] + offset, src + std::size_t(d) * count,
+                                        count * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
+  });
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {
