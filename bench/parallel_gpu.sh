@@ -24,9 +24,18 @@ if [ "$what" = check ] || [ "$what" = all ]; then
     sets=(--set simulation.backend=\"cuda\" --set simulation.precision=\"double\" --set simulation.steps=100 -q)
     $R $B/bin/pardyn run "$sc" "${sets[@]}" -o "$OUT/c1" > "$OUT/c1.log" 2>&1 || cat "$OUT/c1.log"
     $MPI -np 2 $R $B/bin/pardyn run "$sc" "${sets[@]}" -o "$OUT/c2" > "$OUT/c2.log" 2>&1 || cat "$OUT/c2.log"
-    echo "$sc"; echo "  1 rank : $(last $OUT/c1/thermo.csv)"; echo "  2 ranks: $(last $OUT/c2/thermo.csv)"
+    echo "$sc"
+    echo "  step 0, 1 rank : $(sed -n 2p $OUT/c1/thermo.csv | cut -d, -f1-6)"
+    echo "  step 0, 2 ranks: $(sed -n 2p $OUT/c2/thermo.csv | cut -d, -f1-6)"
+    echo "  last,   1 rank : $(last $OUT/c1/thermo.csv)"; echo "  last,   2 ranks: $(last $OUT/c2/thermo.csv)"
     ls "$OUT/c2/frames" | tail -3 | tr '\n' ' '; echo
   done
+fi
+if [ "$what" = lj ]; then
+  export PARDYN_PARALLEL_STATS=1
+  $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 0 2>&1
+  $R $B/bin/bench_cell_list lj --cells 160,160,80 --steps 200 --warmup 0 2>&1
+  $MPI -np 2 $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 0 2>&1
 fi
 if [ "$what" = scale ] || [ "$what" = all ]; then
   echo "== scale: all-pairs gravity 3D float, N = 4,194,304"

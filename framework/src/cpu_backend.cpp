@@ -266,7 +266,7 @@ BackendHandle make_backend(const std::string& name, std::string& note) {
       h.backend = Backend::Cuda;
       h.memory = &cuda::device_memory();
       h.ops = cuda::make_ops();
-      h.description = "cuda (" + d.name + ", sm_" + std::to_string(d.cc_major) +
+      h.description = "cuda (GPU " + std::to_string(d.id) + ": " + d.name + ", sm_" + std::to_string(d.cc_major) +
                       std::to_string(d.cc_minor) + ", " + std::to_string(d.multiprocessors) +
                       " SMs, " + mem + ")";
       return h;

@@ -246,6 +246,8 @@ int main(int argc, char** argv) {
                            "install the same pardyn on every node");
       parallel::check_same(comm, "scenario", sc.resolved_toml,
                            "give every rank the same scenario file and --set options");
+      parallel::check_same(comm, "output folder", output.empty() ? sc.output : output,
+                           "give every rank the same --output (a folder all ranks can write)");
     }
     if (*validate) {
       // Build every plugin object (without generating particles): factories check what a schema

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -107,7 +108,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     run_.ranks = comm_->size();
     run_.comm = comm_;
     // Ranks on one node share its cores unless [simulation] threads says otherwise.
-    if (sc.threads == 0)
+    if (sc.threads == 0 && !std::getenv("OMP_NUM_THREADS"))
       omp_set_num_threads(std::max(1, omp_get_num_procs() / std::max(1, comm_->local_size())));
     if (!sc.rank_weights.empty() && int(sc.rank_weights.size()) != comm_->size())
       throw Error("[simulation] rank_weights has " + std::to_string(sc.rank_weights.size()) +
@@ -256,6 +257,9 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
                      backend_.description + ranks + ", " + std::to_string(sc.steps) +
                      " steps of dt = " + dt);
   progress_->message("output: " + run_.output_dir);
+  if (comm_ && std::getenv("PARDYN_PARALLEL_STATS"))
+    std::fprintf(stderr, "rank %d of %d: %zu particles, backend %s\n", comm_->rank(), comm_->size(),
+                 store_->size(), backend_.description.c_str());
 }
 
 Simulation::~Simulation() = default;

@@ -26,6 +26,7 @@ public:
   // displacement allowed before ghosts are chosen again (half the smallest margin width - cut-off).
   Domain(Communicator& comm, const Box& box, int dim, double width, double trigger, Backend backend,
          int precision_bytes);
+  ~Domain();
 
   // The rank whose sub-box holds position x (positions inside the box; periodic ones wrapped).
   int owner(const double* x) const;
@@ -67,12 +68,17 @@ private:
   std::array<int, 3> p_{1, 1, 1}, c_{0, 0, 0};
   double sub_lo_[3] = {0, 0, 0}, sub_hi_[3] = {0, 0, 0};
   Box work_box_;
+  Unwrap unwrap_;  // cut periodic axes: positions to the image nearest the sub-box
   std::unique_ptr<ParticleStore> work_;
   std::vector<Swap> swaps_;
   Reference ref_;
   std::size_t owned_ = 0;
   std::uint64_t generation_ = ~std::uint64_t(0);
   std::uint64_t selections_ = 0;
+  struct {
+    double select = 0, refresh = 0, check = 0;
+    std::uint64_t refreshes = 0;
+  } stats_;
 };
 
 }  // namespace pardyn::parallel

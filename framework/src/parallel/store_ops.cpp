@@ -10,7 +10,7 @@ namespace pardyn::parallel {
 
 namespace {
 bool on_gpu(const ParticleStore& s) { return s.backend() == Backend::Cuda; }
-[[noreturn]] void no_cuda() {
+[[noreturn]] [[maybe_unused]] void no_cuda() {
   throw Error("internal: a device store in a pardyn built without CUDA");
 }
 template <class T>
@@ -337,10 +337,11 @@ void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const 
   });
 }
 
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all) {
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
+                 const Unwrap& unwrap) {
   if (on_gpu(from)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::copy_prefix(from, to, n, all);
+    return gpu::copy_prefix(from, to, n, all, unwrap);
 #else
     no_cuda();
 #endif
@@ -349,7 +350,19 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const auto q = to.view<Real, Dim>();
-    for (int d = 0; d < Dim; ++d) std::memcpy(q.x[d], p.x[d], n * sizeof(Real));
+    for (int d = 0; d < Dim; ++d) {
+      if (unwrap.period[d] > 0) {
+        const double c = unwrap.centre[d], L = unwrap.period[d];
+        const std::int64_t m = std::int64_t(n);
+#pragma omp parallel for schedule(static) if (m > 65536)
+        for (std::int64_t i = 0; i < m; ++i) {
+          const double u = double(p.x[d][i]) - c;
+          q.x[d][i] = Real(c + (u - L * std::nearbyint(u / L)));
+        }
+      } else {
+        std::memcpy(q.x[d], p.x[d], n * sizeof(Real));
+      }
+    }
     if (all) {
       std::memcpy(q.mass, p.mass, n * sizeof(Real));
       std::memcpy(q.type, p.type, n * sizeof(std::int32_t));

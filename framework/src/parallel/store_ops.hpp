@@ -87,8 +87,15 @@ void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>&
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
 std::size_t static_bytes(const ParticleStore& s);  // per particle: mass (Real) and type
 
-// to[0, n) positions (and with `all`, masses, types and ids) = from's.
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all);
+// Periodic images towards a point: along axes with period > 0, x becomes the image of x nearest
+// centre (the other axes are copied as they are).
+struct Unwrap {
+  double centre[3] = {0, 0, 0};
+  double period[3] = {0, 0, 0};
+};
+// to[0, n) positions (and with `all`, masses, types and ids) = from's, positions unwrapped.
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
+                 const Unwrap& unwrap);
 // to's accelerations (and with energy, epot and virial) [0, n) += from's.
 void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
 
@@ -153,7 +160,8 @@ void copy_shifted(const ParticleStore& from, const std::uint32_t* idx, std::size
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out);
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all);
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
+                 const Unwrap& unwrap);
 void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);

@@ -134,6 +134,15 @@ __global__ void gather_static_kernel(ParticleView<Real, Dim> p, const std::uint3
   }
 }
 
+template <class Real>
+__global__ void unwrap_kernel(const Real* x, Real* out, std::size_t n, double c, double L) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double u = double(x[i]) - c;
+    out[i] = Real(c + (u - L * rint(u / L)));
+  }
+}
+
 __global__ void fill_id_kernel(std::int64_t* id, std::size_t count) {
   for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
        k += std::size_t(gridDim.x) * blockDim.x)
@@ -332,14 +341,23 @@ void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const 
   });
 }
 
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all) {
+void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
+                 const Unwrap& unwrap) {
   if (n == 0) return;
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const auto q = to.view<Real, Dim>();
-    for (int d = 0; d < Dim; ++d)
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.x[d], p.x[d], n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
+    for (int d = 0; d < Dim; ++d) {
+      if (unwrap.period[d] > 0) {
+        unwrap_kernel<Real><<<blocks_for(n), kThreads>>>(p.x[d], q.x[d], n, unwrap.centre[d],
+                                                         unwrap.period[d]);
+        PARDYN_CUDA_CHECK_LAUNCH("unwrap_kernel");
+      } else {
+        PARDYN_CUDA_CHECK(
+            cudaMemcpyAsync(q.x[d], p.x[d], n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
+      }
+    }
     if (all) {
       PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.mass, p.mass, n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
       PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.type, p.type, n * 4, cudaMemcpyDeviceToDevice, 0));
@@ -397,7 +415,7 @@ void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, con
   if (end <= begin) return;
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
-    const thrust::counting_iterator<std::uint32_t> first(std::uint32_t(begin)), last(std::uint32_t(end));
+    const thrust::counting_iterator<std::uint32_t> first{std::uint32_t(begin)}, last{std::uint32_t(end)};
     n_lo = std::size_t(thrust::copy_if(thrust::cuda::par.on(0), first, last, lo,
                                        InSlab<Real>{p.x[slab.axis], slab, 0}) - lo);
     n_hi = std::size_t(thrust::copy_if(thrust::cuda::par.on(0), first, last, hi,

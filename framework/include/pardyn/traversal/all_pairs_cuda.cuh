@@ -103,7 +103,9 @@ PARDYN_INLINE __device__ void sweep_tile(const AllPairsArgs<Eval, Real, Dim>& a,
       ev.pair(r2, mi[k], mj, ti[k], tj, fdivr, e);
       if constexpr (Bounded || EvaluatorTraits<Eval>::has_cutoff) {
         bool keep = true;
-        if constexpr (Bounded) keep = jbase + jj != idx[k];
+        // The self pair exists only when the store's own particles are the sources (a ragged last
+        // tile of an external block is bounded too, but holds no target).
+        if constexpr (Bounded) keep = a.ext != nullptr || jbase + jj != idx[k];
         if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
         fdivr = keep ? fdivr : Real(0);
         e = keep ? e : Real(0);

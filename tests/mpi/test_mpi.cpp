@@ -1,0 +1,715 @@
+// Parallel runs over MPI: every scenario runs on all ranks of this launch (mpirun -np K) and once
+// more on rank 0 alone (RunOptions::serial), and the two final states must agree particle by
+// particle (matched by id), as must the global quantities (kinetic and potential energy, virial).
+// The setups a parallel run refuses must fail on every rank, reported once by rank 0, and never
+// leave a rank waiting.
+//
+// Registered with ctest as mpi.np2 and mpi.np3 (tests/CMakeLists.txt); started without mpirun the
+// tests skip. Each test's outcome is agreed over the ranks (Rank::TearDown), so that every rank's
+// gtest reports the same result; ranks other than 0 print only their failures.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pardyn/config.hpp"
+#include "pardyn/registry.hpp"
+#include "pardyn/simulation.hpp"
+#include "parallel/communicator.hpp"
+
+namespace fs = std::filesystem;
+using namespace pardyn;
+
+namespace {
+
+parallel::Communicator* comm() { return parallel::world(); }
+int rank() { return comm() ? comm()->rank() : 0; }
+int ranks() { return comm() ? comm()->size() : 1; }
+void barrier() {
+  if (comm()) comm()->barrier();
+}
+
+// --- slow_gravity: gravity that sleeps on one rank of a parallel run --------------------------
+// The default balance = "speed" resizes the all-pairs ring's blocks when the ranks' compute times
+// differ by more than 10% (and 1 ms); a rank that sleeps in every evaluation makes that happen
+// every time, so that the redistribution is tested deterministically. Everything else is gravity.
+Registry& registry();
+
+class SlowPotential final : public Potential {
+public:
+  SlowPotential(std::shared_ptr<Potential> inner, double delay) : inner_(std::move(inner)), delay_(delay) {}
+  void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
+    if (delay_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_));
+    inner_->compute(s, nb, req);
+  }
+  double cutoff() const override { return inner_->cutoff(); }
+  bool supports(NeighbourhoodKind k) const override { return inner_->supports(k); }
+  std::string unsupported_reason(NeighbourhoodKind k) const override {
+    return inner_->unsupported_reason(k);
+  }
+
+private:
+  std::shared_ptr<Potential> inner_;
+  double delay_;
+};
+
+void register_slow_gravity(Registrar& r) {
+  FactoryInfo f;
+  f.name = "slow_gravity";
+  f.summary = "test potential: gravity that sleeps `delay` per call on rank `slow_rank` of a parallel run";
+  f.backends = kCpu;
+  f.schema.real("G", 1.0, "length^3 mass^-1 time^-2", "gravitational constant", 0.0)
+      .real("eps", 0.0, "length", "softening length", 0.0)
+      .integer("slow_rank", 1, "the rank that sleeps", 0)
+      .real("delay", 0.001, "s", "wall-clock seconds slept per call", 0.0);
+  r.add(std::move(f), Factory<Potential>([](const ParamSet& p, const RunInfo& run) {
+          const bool slow = run.ranks > 1 && run.rank == p.integer("slow_rank");
+          return std::unique_ptr<Potential>(new SlowPotential(
+              registry().make_potential("gravity", p, run), slow ? p.real("delay") : 0.0));
+        }));
+}
+
+// The built-in plugins and slow_gravity (never destroyed: objects made in tests may outlive
+// static teardown, as in tests/support.cpp).
+Registry& registry() {
+  static Registry* reg = [] {
+    auto* r = new Registry;
+    r->load_path(Registry::builtin_plugin_dir());
+    r->add_in_process(&register_slow_gravity, "tests/mpi/test_mpi.cpp");
+    r->throw_if_refused();
+    return r;
+  }();
+  return *reg;
+}
+
+// --- Scratch folders and scenarios --------------------------------------------------------------
+// A fresh folder for this test, the same path on every rank (rank 0 makes it), named after the
+// number of ranks so that mpi.np2 and mpi.np3 never share one.
+std::string shared_dir(const std::string& name = "run") {
+  const char* base = std::getenv("PARDYN_TEST_TMP");
+  const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path p = fs::path(base ? base : "/tmp/pardyn-test") /
+                     ("mpi-np" + std::to_string(ranks())) /
+                     (std::string(t->test_suite_name()) + "." + t->name() + "-" + name);
+  if (rank() == 0) {
+    fs::remove_all(p);
+    fs::create_directories(p);
+  }
+  barrier();
+  return p.string();
+}
+
+// Rank 0 writes the scenario; every rank reads the same file.
+Scenario load(const std::string& dir, const std::string& toml) {
+  const std::string path = dir + "/scenario.toml";
+  if (rank() == 0) std::ofstream(path) << toml;
+  barrier();
+  return load_scenario(path, {}, registry());
+}
+
+// --- Final states -------------------------------------------------------------------------------
+struct Rec {
+  std::int64_t id;
+  double x[3], v[3], a[3];
+};
+
+std::vector<Rec> records(Simulation& sim) {
+  HostParticles hp(sim.run_info().dim);
+  sim.store().download(hp, ParticleStore::kPosition | ParticleStore::kVelocity |
+                               ParticleStore::kAcceleration | ParticleStore::kId);
+  std::vector<Rec> out(hp.size());
+  for (std::size_t i = 0; i < hp.size(); ++i) {
+    Rec r{};
+    r.id = hp.id[i];
+    for (int d = 0; d < hp.dim; ++d) {
+      r.x[d] = hp.x[d][i];
+      r.v[d] = hp.v[d][i];
+      r.a[d] = hp.a[d][i];
+    }
+    out[i] = r;
+  }
+  return out;
+}
+
+// Every rank's records on rank 0, each with the rank that held it (empty on the other ranks).
+std::vector<std::pair<int, Rec>> gather(const std::vector<Rec>& mine) {
+  std::vector<char> bytes(mine.size() * sizeof(Rec));
+  if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+  const auto all = comm()->gather(bytes);
+  std::vector<std::pair<int, Rec>> out;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    for (std::size_t k = 0; k < all[r].size() / sizeof(Rec); ++k) {
+      Rec rec;
+      std::memcpy(&rec, all[r].data() + k * sizeof(Rec), sizeof(Rec));
+      out.emplace_back(int(r), rec);
+    }
+  return out;
+}
+
+struct Outcome {
+  std::vector<Rec> start, end;  // this rank's particles after construction and at the end
+  Thermo thermo_start, thermo_end;
+};
+
+// Builds the simulation, measures, runs, measures (the same sequence in both runs).
+Outcome run_scenario(const Scenario& sc, const std::string& out, bool serial) {
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = out;
+  opt.serial = serial;
+  Simulation sim(sc, registry(), opt);
+  Outcome o;
+  o.start = records(sim);
+  o.thermo_start = sim.measure();
+  sim.run();
+  o.thermo_end = sim.measure();
+  o.end = records(sim);
+  return o;
+}
+
+// How close a parallel run must come to one rank's (relative differences, see compare()).
+// Measured (CPU backend, double, 2 and 3 ranks): the ring's results differ from one rank's only by
+// the order of the force sums, at most 3e-15 (state) and 2e-16 (K, U, W); the domain
+// decomposition's, after 60-250 steps of chaotic LJ motion, at most 1e-12 and 3e-14.
+struct Tolerance {
+  double state;   // positions, velocities and accelerations
+  double thermo;  // kinetic, potential, virial
+};
+constexpr Tolerance kRing{1e-12, 1e-13}, kDomain{1e-10, 1e-12};
+// What compare() found: the largest differences and how many particles changed rank in the run.
+struct Comparison {
+  double x = 0, v = 0, a = 0, thermo = 0;
+  std::size_t moved = 0;  // particles on another rank at the end than after construction
+};
+
+double rel(double p, double s, double scale) { return std::fabs(p - s) / scale; }
+// The larger of a and b, NaN once either is NaN (a non-finite difference must fail the test).
+double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+
+// Rank 0: the parallel final state against the serial one. Position differences are taken by the
+// minimum image on periodic axes and divided by the RMS distance from the centre of mass, velocity
+// and acceleration differences by the RMS speed and acceleration: the largest over all particles
+// and components.
+Comparison compare(const Scenario& sc, const std::vector<std::pair<int, Rec>>& start,
+                   const std::vector<std::pair<int, Rec>>& par, const Outcome& ser,
+                   const Outcome& par_thermo) {
+  Comparison c;
+  const int dim = sc.dim;
+  EXPECT_EQ(par.size(), ser.end.size()) << "particle count of the parallel run";
+  std::map<std::int64_t, std::pair<int, const Rec*>> by_id;
+  for (const auto& [r, rec] : par)
+    EXPECT_TRUE(by_id.emplace(rec.id, std::make_pair(r, &rec)).second) << "id " << rec.id << " twice";
+  std::map<std::int64_t, int> start_rank;
+  for (const auto& [r, rec] : start) start_rank[rec.id] = r;
+  for (const auto& [id, where] : by_id) {
+    auto it = start_rank.find(id);
+    if (it != start_rank.end() && it->second != where.first) ++c.moved;
+  }
+  double cm[3] = {0, 0, 0};
+  for (const auto& s : ser.end)
+    for (int d = 0; d < dim; ++d) cm[d] += s.x[d] / double(ser.end.size());
+  double sx = 0, sv = 0, sa = 0;
+  for (const auto& s : ser.end)
+    for (int d = 0; d < dim; ++d) {
+      double dx = s.x[d] - cm[d];
+      sx += dx * dx;
+      sv += s.v[d] * s.v[d];
+      sa += s.a[d] * s.a[d];
+    }
+  const double n = double(std::max<std::size_t>(1, ser.end.size()));
+  sx = std::sqrt(sx / n), sv = std::sqrt(sv / n), sa = std::sqrt(sa / n);
+  std::size_t missing = 0;
+  for (const auto& s : ser.end) {
+    auto it = by_id.find(s.id);
+    if (it == by_id.end()) {
+      ++missing;
+      continue;
+    }
+    const Rec& p = *it->second.second;
+    for (int d = 0; d < dim; ++d) {
+      double dx = p.x[d] - s.x[d];
+      if (sc.box.boundary[d] == Boundary::Periodic)
+        dx -= sc.box.length(d) * std::round(dx / sc.box.length(d));
+      c.x = worst(c.x, std::fabs(dx) / sx);
+      c.v = worst(c.v, rel(p.v[d], s.v[d], sv));
+      c.a = worst(c.a, rel(p.a[d], s.a[d], sa));
+    }
+  }
+  EXPECT_EQ(missing, 0u) << "particles of the serial run missing from the parallel one";
+  // Global quantities, each relative to the largest of |K|, |U|, |W| at that time (a virial or a
+  // potential energy near zero would make its own relative difference meaningless).
+  const std::pair<const Thermo*, const Thermo*> times[] = {
+      {&par_thermo.thermo_start, &ser.thermo_start}, {&par_thermo.thermo_end, &ser.thermo_end}};
+  for (const auto& [pt, st] : times) {
+    const Reductions& p = pt->r;
+    const Reductions& s = st->r;
+    EXPECT_EQ(p.n, s.n);
+    const double scale =
+        std::max({std::fabs(s.kinetic), std::fabs(s.potential), std::fabs(s.virial), 1e-300});
+    for (double r : {rel(p.kinetic, s.kinetic, scale), rel(p.potential, s.potential, scale),
+                     rel(p.virial, s.virial, scale)})
+      c.thermo = worst(c.thermo, r);
+  }
+  return c;
+}
+
+// The scenario on every rank, then on rank 0 alone; rank 0 compares. Returns the comparison (on
+// rank 0; the other ranks get `moved` only).
+Comparison parallel_matches_serial(const std::string& toml, const Tolerance& tol) {
+  const std::string dir = shared_dir();
+  const Scenario sc = load(dir, toml);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Outcome par = run_scenario(sc, dir + "/parallel", false);
+  const double t_par = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto start = gather(par.start);
+  const auto end = gather(par.end);
+  Comparison c;
+  if (rank() == 0) {
+    const Outcome ser = run_scenario(sc, dir + "/serial", true);
+    c = compare(sc, start, end, ser, par);
+    EXPECT_LE(c.x, tol.state) << "positions";
+    EXPECT_LE(c.v, tol.state) << "velocities";
+    EXPECT_LE(c.a, tol.state) << "accelerations";
+    EXPECT_LE(c.thermo, tol.thermo) << "kinetic, potential or virial";
+    const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::printf("[ measured ] %s on %d ranks (%.2f s): %zu particles, %zu changed rank; largest "
+                "differences to 1 rank: x %.2e v %.2e a %.2e  K/U/W %.2e\n",
+                t->name(), ranks(), t_par, end.size(), c.moved, c.x, c.v, c.a, c.thermo);
+    std::fflush(stdout);
+  }
+  double moved = double(c.moved);
+  comm()->max(&moved, 1);
+  c.moved = std::size_t(moved);
+  return c;
+}
+
+// Every rank's Simulation constructor must throw: rank 0 a pardyn::Error naming the problem, the
+// other ranks the same or a QuietError (rank 0 reports it). Then every rank must still be in step.
+void expect_refused(const std::string& toml, const std::string& says) {
+  const std::string dir = shared_dir();
+  const Scenario sc = load(dir, toml);
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  bool threw = false, quiet = false;
+  std::string what;
+  try {
+    Simulation sim(sc, registry(), opt);
+  } catch (const parallel::QuietError&) {
+    threw = quiet = true;
+  } catch (const Error& e) {
+    threw = true;
+    what = e.what();
+  }
+  EXPECT_TRUE(threw) << "rank " << rank() << ": the Simulation was made";
+  if (rank() == 0) {
+    EXPECT_FALSE(quiet) << "rank 0 must report the error";
+  }
+  if (!quiet) {
+    EXPECT_NE(what.find(says), std::string::npos) << "rank " << rank() << ": " << what;
+  }
+  double in_step = 1;
+  comm()->sum(&in_step, 1);  // every rank got here
+  EXPECT_EQ(in_step, double(ranks()));
+}
+
+std::string weights_for(int k) {  // uneven, the first rank the lightest
+  std::string s = "[1.0";
+  for (int r = 1; r < k; ++r) s += r % 2 ? ", 3.0" : ", 2.0";
+  return s + "]";
+}
+
+class Rank : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!comm()) GTEST_SKIP() << "not started by mpirun with several ranks";
+  }
+  // Every rank reports the test failed when any rank saw it fail.
+  void TearDown() override {
+    if (!comm()) return;
+    double failed = HasFailure() ? 1.0 : 0.0;
+    comm()->max(&failed, 1);
+    if (failed > 0 && !HasFailure()) ADD_FAILURE() << "failed on another rank (see its output)";
+  }
+};
+
+// --- The all-pairs ring ----------------------------------------------------------------------
+
+const char* kPlummer = R"(
+[simulation]
+steps = 40
+seed = 3
+threads = 1
+backend = "cpu"
+[[particles]]
+generator = "plummer"
+count = 400
+[[potential]]
+type = "gravity"
+eps = 0.05
+[integrator]
+type = "leapfrog"
+dt = 0.002
+)";
+
+TEST_F(Rank, RingGravityPlummerMatchesOneRank) { parallel_matches_serial(kPlummer, kRing); }
+
+TEST_F(Rank, RingWithUnevenRankWeightsMatchesOneRank) {
+  std::string toml = kPlummer;
+  toml.insert(toml.find("threads"), "rank_weights = " + weights_for(ranks()) + "\n");
+  parallel_matches_serial(toml, kRing);
+}
+
+// balance = "speed" (the default): rank 1 sleeps in every force call, so the first evaluation
+// finds it slow and the blocks are resized (particles change rank); the result is the same.
+const char* kSlowRing = R"(
+[simulation]
+steps = 30
+seed = 11
+threads = 1
+backend = "cpu"
+balance = "%s"
+[[particles]]
+generator = "plummer"
+count = 600
+[[potential]]
+type = "slow_gravity"
+eps = 0.05
+delay = 0.005
+[integrator]
+type = "leapfrog"
+dt = 0.002
+)";
+
+std::string slow_ring(const char* balance) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, kSlowRing, balance);
+  return buf;
+}
+
+TEST_F(Rank, RingBalancedBySpeedMovesParticlesAndMatchesOneRank) {
+  const Comparison c = parallel_matches_serial(slow_ring("speed"), kRing);
+  EXPECT_GT(c.moved, 0u) << "the slow rank's block was not made smaller";
+}
+
+TEST_F(Rank, RingBalanceEqualKeepsTheBlocks) {
+  const Comparison c = parallel_matches_serial(slow_ring("equal"), kRing);
+  EXPECT_EQ(c.moved, 0u);
+}
+
+TEST_F(Rank, RingPeriodic2DLennardJonesMatchesOneRank) {
+  parallel_matches_serial(R"(
+[simulation]
+dimension = 2
+steps = 40
+seed = 5
+threads = 1
+backend = "cpu"
+[box]
+lo = [0.0, 0.0]
+hi = [16.0, 16.0]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "hexagonal"
+density = 0.7
+temperature = 1.0
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+scheme = "all_pairs"
+[integrator]
+type = "leapfrog"
+dt = 0.005
+)", kRing);
+}
+
+// --- The domain decomposition of cell_list -------------------------------------------------------
+
+TEST_F(Rank, DomainLennardJones3DPeriodicMigratesAndMatchesOneRank) {
+  // tests/mpi/lj_periodic.toml without outputs, longer: particles cross the sub-box faces, also
+  // the periodic ones between two choices of ghosts (step 119 of this run on 2 and 3 ranks).
+  const Comparison c = parallel_matches_serial(R"(
+[simulation]
+dimension = 3
+steps = 150
+seed = 7
+threads = 1
+backend = "cpu"
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [10.0776, 10.0776, 10.0776]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "fcc"
+density = 0.8442
+temperature = 1.44
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+scheme = { type = "cell_list", skin = 0.3 }
+[integrator]
+type = "leapfrog"
+dt = 0.005
+)", kDomain);
+  EXPECT_GT(c.moved, 0u) << "no particle migrated: the test does not exercise migration";
+}
+
+std::string walled_2d(const char* boundary) {
+  return std::string(R"(
+[simulation]
+dimension = 2
+steps = 250
+seed = 9
+threads = 1
+backend = "cpu"
+[box]
+lo = [0.0, 0.0]
+hi = [24.0, 12.0]
+boundary = )") + boundary + R"(
+[[particles]]
+generator = "lattice"
+kind = "hexagonal"
+density = 0.7
+region_lo = [0.5, 0.5]
+region_hi = [23.5, 11.5]
+temperature = 2.0
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+scheme = { type = "cell_list", skin = 0.3 }
+[[potential]]
+type = "uniform_field"
+g = [0.3, -1.0]
+[integrator]
+type = "leapfrog"
+dt = 0.004
+)";
+}
+
+TEST_F(Rank, DomainWalledBox2DWithFieldMatchesOneRank) {
+  const Comparison c = parallel_matches_serial(walled_2d("\"wall\""), kDomain);
+  EXPECT_GT(c.moved, 0u) << "no particle migrated";
+}
+
+TEST_F(Rank, DomainPeriodicAndWalledBox2DWithFieldMatchesOneRank) {
+  const Comparison c = parallel_matches_serial(walled_2d("[\"periodic\", \"wall\"]"), kDomain);
+  EXPECT_GT(c.moved, 0u) << "no particle migrated";
+}
+
+// A cell_list term and an all_pairs term together: the domain decomposition and the ring.
+TEST_F(Rank, DomainAndRingTogetherMatchOneRank) {
+  parallel_matches_serial(R"(
+[simulation]
+dimension = 3
+steps = 60
+seed = 13
+threads = 1
+backend = "cpu"
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [10.0776, 10.0776, 10.0776]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "fcc"
+density = 0.8442
+temperature = 1.44
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+scheme = { type = "cell_list", skin = 0.3 }
+[[potential]]
+type = "gravity"
+G = 0.01
+eps = 0.5
+scheme = "all_pairs"
+[integrator]
+type = "leapfrog"
+dt = 0.005
+)", kDomain);
+}
+
+// --- What a parallel run refuses -------------------------------------------------------------------
+
+TEST_F(Rank, TreeSchemeIsRefusedOnEveryRank) {
+  expect_refused(R"(
+[simulation]
+steps = 5
+backend = "cpu"
+[[particles]]
+generator = "plummer"
+count = 100
+[[potential]]
+type = "gravity"
+eps = 0.05
+scheme = "tree"
+)",
+                 "scheme \"tree\" does not run on several ranks");
+}
+
+TEST_F(Rank, CellListFarZonesAreRefusedOnEveryRank) {
+  expect_refused(R"(
+[simulation]
+steps = 5
+backend = "cpu"
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [10.0, 10.0, 10.0]
+boundary = "periodic"
+[[particles]]
+generator = "uniform"
+count = 100
+[[potential]]
+type = "gravity"
+eps = 0.05
+scheme = "cell_list"
+)",
+                 "cell_list far zones");
+}
+
+const char* kLjSmall = R"(
+[simulation]
+steps = 5
+backend = "cpu"
+%s
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [10.0776, 10.0776, 10.0776]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "fcc"
+density = 0.8442
+[[potential]]
+type = "lennard_jones"
+scheme = "cell_list"
+[integrator]
+type = "%s"
+dt = 0.005
+%s
+)";
+
+std::string lj_small(const char* simulation_extra, const char* integrator, const char* tail) {
+  char buf[2048];
+  std::snprintf(buf, sizeof buf, kLjSmall, simulation_extra, integrator, tail);
+  return buf;
+}
+
+TEST_F(Rank, PerParticleStateIntegratorWithCellListIsRefusedOnEveryRank) {
+  expect_refused(lj_small("", "rk4", ""), "keeps per-particle state between force evaluations");
+}
+
+TEST_F(Rank, ClustersObserverIsRefusedOnEveryRank) {
+  expect_refused(lj_small("", "leapfrog", "[[output]]\ntype = \"clusters\"\ndistance = 1.5\n"),
+                 "the cluster analysis does not run in parallel");
+}
+
+TEST_F(Rank, WrongNumberOfRankWeightsIsRefusedOnEveryRank) {
+  const std::string w = "rank_weights = " + weights_for(ranks() + 1);
+  expect_refused(lj_small(w.c_str(), "leapfrog", ""), "give one weight per rank");
+}
+
+TEST_F(Rank, BoxTooSmallToSplitIsRefusedOnEveryRank) {
+  expect_refused(R"(
+[simulation]
+steps = 5
+backend = "cpu"
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [4.0, 4.0, 4.0]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "sc"
+spacing = 1.0
+[[potential]]
+type = "lennard_jones"
+scheme = "cell_list"
+)",
+                 "cannot split the box into");
+}
+
+// A setup error on one rank only (its particle file is missing): rank 0 reports it, naming the
+// rank; the failing rank throws QuietError; nobody waits.
+TEST_F(Rank, SetupErrorOnOneRankIsReportedByRankZero) {
+  const std::string dir = shared_dir();
+  // Identical scenario text, each rank in its own folder; only rank 0's folder has the file.
+  const std::string mine = dir + "/rank" + std::to_string(rank());
+  fs::create_directories(mine);
+  std::ofstream(mine + "/scenario.toml") << R"(
+[simulation]
+steps = 5
+backend = "cpu"
+[[particles]]
+generator = "file"
+path = "particles.csv"
+[[potential]]
+type = "gravity"
+)";
+  if (rank() == 0) std::ofstream(mine + "/particles.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
+  barrier();
+  bool quiet = false;
+  std::string what;
+  try {
+    Scenario sc;
+    parallel::agree(comm(), [&] { sc = load_scenario(mine + "/scenario.toml", {}, registry()); });
+    RunOptions opt;
+    opt.quiet = true;
+    opt.output = mine + "/out";
+    Simulation sim(sc, registry(), opt);
+    ADD_FAILURE() << "rank " << rank() << ": the Simulation was made";
+  } catch (const parallel::QuietError&) {
+    quiet = true;
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  if (rank() == 0) {
+    EXPECT_FALSE(quiet);
+    EXPECT_EQ(what.rfind("rank 1: ", 0), 0u) << what;
+    EXPECT_NE(what.find("particles.csv"), std::string::npos) << what;
+  } else {
+    EXPECT_TRUE(quiet) << "rank " << rank() << ": " << what;
+  }
+}
+
+// Prints only failures (ranks other than 0): one summary is enough.
+class FailurePrinter : public ::testing::EmptyTestEventListener {
+public:
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank(), r.file_name() ? r.file_name() : "?",
+                 r.line_number(), r.message());
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  parallel::init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  if (rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailurePrinter);
+  }
+  int rc = RUN_ALL_TESTS();
+  if (comm()) {
+    double any = rc != 0 ? 1.0 : 0.0;
+    comm()->max(&any, 1);
+    rc = any > 0 ? 1 : 0;
+  }
+  parallel::finalize();
+  return rc;
+}
