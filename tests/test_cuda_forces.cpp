@@ -278,3 +278,106 @@ TEST(CudaForces, CudaBackendWithoutDeviceIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+// Forces of a block of sources that are not in the store (the all-pairs ring of a parallel run) on
+// the store's particles, on `backend`: the store holds `targets`, the SourceBlock `sources`.
+Forces block_forces(Backend backend, const std::string& potential, const std::string& params,
+                    const HostParticles& targets, const HostParticles& sources, const Box& box) {
+  RunInfo run;
+  run.dim = targets.dim;
+  run.precision = Precision::Double;
+  run.backend = backend;
+  run.box = box;
+  auto pot = test::registry().make_potential(
+      potential, test::params_for(PluginKind::Potential, potential, params), run);
+  MemoryResource& mem = backend == Backend::Cuda ? cuda::device_memory() : host_memory();
+  auto ops = backend == Backend::Cuda ? cuda::make_ops() : make_cpu_ops();
+  ParticleStore s(targets.dim, Precision::Double, mem);
+  s.upload(targets);
+  ops->zero_forces(s, true, true);
+  const std::size_t m = sources.size();
+  std::vector<double> rec(4 * m, 0.0);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (int d = 0; d < sources.dim; ++d) rec[4 * j + d] = sources.x[d][j];
+    rec[4 * j + sources.dim] = sources.mass[j];
+  }
+  void* pos = mem.allocate(rec.size() * sizeof(double));
+  void* type = mem.allocate(m * sizeof(std::int32_t));
+  mem.copy_from_host(pos, rec.data(), rec.size() * sizeof(double));
+  mem.copy_from_host(type, sources.type.data(), m * sizeof(std::int32_t));
+  SourceBlock blk;
+  blk.n = m;
+  blk.pos = pos;
+  blk.type = static_cast<const std::int32_t*>(type);
+  ForceRequest req;
+  req.energy = req.virial = true;
+  req.box = &run.box;
+  pot->compute(s, Neighbourhood{NeighbourhoodKind::AllPairs, &blk}, req);
+  Forces f;
+  s.download(f.hp);
+  mem.deallocate(pos);
+  mem.deallocate(type);
+  return f;
+}
+
+}  // namespace
+
+// The all-pairs ring's block kernel: forces of external sources (counts that leave a ragged last
+// tile, and a block larger than the targets) equal all-pairs forces of the union less those of the
+// targets alone, on the CPU and the GPU, in double.
+TEST(CudaForces, SourceBlockEqualsAllPairsOfTheUnion) {
+  const bool gpu = cuda::device_count() > 0;
+  if (!gpu) std::printf("  no CUDA device: only the CPU half of this test runs\n");
+  struct C {
+    const char* pot;
+    const char* params;
+    int dim;
+    bool periodic;
+  };
+  for (const C& c : {C{"gravity", "G = 1.0\neps = 0.05", 3, false},
+                     C{"log", "G = 1.0\neps = 0.05", 2, false},
+                     C{"lennard_jones", "rcut = 0.3\nsigma = 0.01", 3, true}}) {
+    for (std::size_t nt : {std::size_t(1000), std::size_t(77)}) {
+      Box box;
+      for (int d = 0; d < 3; ++d) {
+        box.lo[d] = -1, box.hi[d] = 1;
+        if (c.periodic) box.boundary[d] = Boundary::Periodic;
+      }
+      const HostParticles all = random_particles(c.dim, nt + 777, unsigned(nt) + 5, 1.0);
+      HostParticles t(c.dim), src(c.dim);
+      t.resize(nt);
+      src.resize(777);
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        HostParticles& dst = i < nt ? t : src;
+        const std::size_t k = i < nt ? i : i - nt;
+        for (int d = 0; d < c.dim; ++d) dst.x[d][k] = all.x[d][i], dst.v[d][k] = 0;
+        dst.mass[k] = all.mass[i];
+        dst.type[k] = all.type[i];
+        dst.id[k] = all.id[i];
+      }
+      const Forces whole = forces(Backend::Cpu, c.pot, c.params, all, Precision::Double, box);
+      const Forces alone = forces(Backend::Cpu, c.pot, c.params, t, Precision::Double, box);
+      HostParticles want(c.dim);
+      want.resize(nt);
+      for (std::size_t i = 0; i < nt; ++i) {
+        for (int d = 0; d < c.dim; ++d) want.a[d][i] = whole.hp.a[d][i] - alone.hp.a[d][i];
+        want.epot[i] = whole.hp.epot[i] - alone.hp.epot[i];
+        want.virial[i] = whole.hp.virial[i] - alone.hp.virial[i];
+      }
+      for (Backend b : {Backend::Cpu, Backend::Cuda}) {
+        if (b == Backend::Cuda && !gpu) continue;
+        const Forces got = block_forces(b, c.pot, c.params, t, src, box);
+        const std::string what = std::string(c.pot) + " targets " + std::to_string(nt) +
+                                 (b == Backend::Cuda ? " cuda" : " cpu");
+        const Error2 ea = compare(got.hp.a, want.a, c.dim);
+        const std::vector<double> ge[1] = {got.hp.epot}, re[1] = {want.epot};
+        const std::vector<double> gv[1] = {got.hp.virial}, rv[1] = {want.virial};
+        EXPECT_LT(ea.max, 1e-11) << what;
+        EXPECT_LT(compare(ge, re, 1).max, 1e-11) << what;
+        EXPECT_LT(compare(gv, rv, 1).max, 1e-11) << what;
+      }
+    }
+  }
+}

@@ -249,7 +249,9 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   std::string ranks;
   if (comm_) {
     ranks = ", " + std::to_string(comm_->size()) + " ranks (" +
-            (domain_ ? "domain decomposition: " + domain_->describe() : std::string("")) +
+            (domain_ ? "domain decomposition: " + domain_->describe() +
+                           (domain_->device_links() ? ", ghosts GPU to GPU" : "")
+                     : std::string("")) +
             (domain_ && ring_ ? "; " : "") + (ring_ ? "all-pairs ring" : "") + ")";
   }
   progress_->message("pardyn: " + std::to_string(n_global_) + " particles, " +

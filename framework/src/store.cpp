@@ -134,10 +134,13 @@ void ParticleStore::resize(std::size_t n) {
     n_ = n;
     return;
   }
+  // The first allocation is exact; a store that grows again (particles arriving from other ranks,
+  // ghosts) gets room to spare, so that a few more particles do not reallocate every array.
+  const std::size_t cap = capacity_ == 0 ? n : std::max(n, capacity_ + capacity_ / 8 + 64);
   for (int s = 0; s < NSLOT; ++s) {
     if (!slot_used(s)) continue;
-    void* fresh = memory_->allocate(n * elem_size(s));
-    memory_->fill_zero(fresh, n * elem_size(s));
+    void* fresh = memory_->allocate(cap * elem_size(s));
+    memory_->fill_zero(fresh, cap * elem_size(s));
     if (arrays_[s].ptr) {
       memory_->copy(fresh, arrays_[s].ptr, n_ * elem_size(s));
       memory_->deallocate(arrays_[s].ptr);
@@ -145,7 +148,8 @@ void ParticleStore::resize(std::size_t n) {
     arrays_[s].ptr = fresh;
     arrays_[s].elem = elem_size(s);
   }
-  n_ = capacity_ = n;
+  n_ = n;
+  capacity_ = cap;
 }
 
 namespace {

@@ -42,6 +42,8 @@ public:
   // Ranks on this node and this rank's index among them (GPU choice).
   virtual int local_rank() const = 0;
   virtual int local_size() const = 0;
+  // Whether `rank` runs on this node (shared memory, the same GPUs).
+  virtual bool same_node(int rank) const = 0;
 };
 
 // The MPI runtime: started when this process was launched by mpirun (or srun) as one of several,

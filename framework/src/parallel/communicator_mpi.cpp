@@ -39,6 +39,11 @@ public:
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank_);
     MPI_Comm_size(node, &local_size_);
+    // Each node is named by the world rank of its first process.
+    int leader = rank_;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+    node_of_.resize(static_cast<std::size_t>(size_));
+    MPI_Allgather(&leader, 1, MPI_INT, node_of_.data(), 1, MPI_INT, MPI_COMM_WORLD);
     MPI_Comm_free(&node);
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
     device_aware_ = MPIX_Query_cuda_support() == 1;
@@ -50,6 +55,9 @@ public:
   int local_rank() const override { return local_rank_; }
   int local_size() const override { return local_size_; }
   bool device_aware() const override { return device_aware_; }
+  bool same_node(int r) const override {
+    return r >= 0 && r < size_ && node_of_[std::size_t(r)] == node_of_[std::size_t(rank_)];
+  }
 
   void sum(double* v, std::size_t n) override {
     MPI_Allreduce(MPI_IN_PLACE, v, int(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -117,6 +125,7 @@ private:
   static constexpr int kGatherTag = 7001;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   bool device_aware_ = false;
+  std::vector<int> node_of_;
 };
 
 std::unique_ptr<MpiComm> g_world;

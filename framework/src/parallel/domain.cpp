@@ -1,5 +1,7 @@
 #include "domain.hpp"
 
+#include "device_link.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +13,7 @@ namespace pardyn::parallel {
 
 namespace {
 constexpr int kMigrateTag = 7200, kGhostTag = 7300, kRefreshTag = 7400;
+constexpr int kSelectLinkTag = 1000, kRefreshLinkTag = 2000;  // added to a swap's tag
 }
 
 Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
@@ -81,6 +84,20 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
       unwrap_.period[d] = box.length(d);
     }
   }
+#if defined(PARDYN_HAVE_CUDA)
+  // Links only if every rank can use them with every neighbour (one answer for the whole run).
+  if (backend == Backend::Cuda) {
+    double ok = 1;
+    for (int d = 0; d < dim; ++d)
+      for (int dir = -1; dir <= 1 && p_[d] > 1; dir += 2) {
+        const int q = neighbour(d, dir);
+        if (q >= 0 && !DeviceLink::usable(comm, q)) ok = 0;
+      }
+    double bad = 1 - ok;
+    comm.max(&bad, 1);
+    links_ = bad == 0;
+  }
+#endif
 }
 
 Domain::~Domain() {
@@ -92,6 +109,12 @@ Domain::~Domain() {
                  comm_.rank(), owned_, work_ ? work_->size() - owned_ : 0,
                  (unsigned long long)selections_, stats_.select, (unsigned long long)stats_.refreshes,
                  stats_.refresh, stats_.check);
+}
+
+DeviceLink& Domain::link(int peer, int tag, bool send) {
+  auto& l = link_map_[std::make_tuple(peer, tag, send)];
+  if (!l) l = std::make_unique<DeviceLink>(comm_, peer, tag);
+  return *l;
 }
 
 std::string Domain::describe() const {
@@ -196,17 +219,42 @@ void Domain::select_ghosts(ParticleStore& s) {
       // Across a periodic face the copy moves by one box length.
       if (sw.to >= 0 && ((dir < 0 && c_[d] == 0) || (dir > 0 && c_[d] == p_[d] - 1)))
         sw.shift[d] = dir < 0 ? box_.length(d) : -box_.length(d);
-      std::vector<char> out_static, out_pos;
-      gather_static(*work_, sw.idx, out_static);
-      gather_positions(*work_, sw.idx, sw.shift, out_pos);
-      out_static.insert(out_static.end(), out_pos.begin(), out_pos.end());
-      const std::vector<char> in = exchange(sw.to, out_static, sw.from, sw.tag);
-      const std::size_t count = in.size() / (sb + dim_ * real);
       sw.offset = work_->size();
-      sw.count = count;
-      work_->resize(sw.offset + count);
-      put_static(*work_, sw.offset, count, in.data());
-      put_positions(*work_, sw.offset, count, in.data() + count * sb);
+      if (links_) {
+#if defined(PARDYN_HAVE_CUDA)
+        // Device to device: masses, types, then positions, in one message.
+        const std::size_t per = sb + std::size_t(dim_) * real;
+        if (sw.to >= 0) {
+          const std::size_t c = sw.idx.size();
+          DeviceLink& out = link(sw.to, kSelectLinkTag + sw.tag, true);
+          char* buf = out.buffer(c * per);
+          gpu::pack_static(*work_, sw.idx.device(Backend::Cuda), c, buf);
+          gpu::pack_positions(*work_, sw.idx.device(Backend::Cuda), c, sw.shift, buf + c * sb);
+          out.post(c * per);
+        }
+        if (sw.from >= 0) {
+          DeviceLink& in = link(sw.from, kSelectLinkTag + sw.tag, false);
+          std::size_t bytes = 0;
+          const char* src = in.receive(bytes);
+          sw.count = bytes / per;
+          work_->resize(sw.offset + sw.count);
+          gpu::unpack_static(*work_, sw.offset, sw.count, src);
+          gpu::unpack_positions(*work_, sw.offset, sw.count, src + sw.count * sb);
+          in.done();
+        }
+#endif
+      } else {
+        std::vector<char> out_static, out_pos;
+        gather_static(*work_, sw.idx, out_static);
+        gather_positions(*work_, sw.idx, sw.shift, out_pos);
+        out_static.insert(out_static.end(), out_pos.begin(), out_pos.end());
+        const std::vector<char> in = exchange(sw.to, out_static, sw.from, sw.tag);
+        const std::size_t count = in.size() / (sb + dim_ * real);
+        sw.count = count;
+        work_->resize(sw.offset + count);
+        put_static(*work_, sw.offset, count, in.data());
+        put_positions(*work_, sw.offset, count, in.data() + count * sb);
+      }
       swaps_.push_back(std::move(sw));
     }
   }
@@ -214,8 +262,40 @@ void Domain::select_ghosts(ParticleStore& s) {
   ++selections_;
 }
 
+void Domain::refresh_linked() {
+#if defined(PARDYN_HAVE_CUDA)
+  const std::size_t real = work_->precision() == Precision::Float ? 4 : 8;
+  for (std::size_t a = 0; a < swaps_.size();) {
+    std::size_t b = a;
+    while (b < swaps_.size() && swaps_[b].axis == swaps_[a].axis) ++b;
+    std::vector<std::pair<DeviceLink*, std::size_t>> posts;
+    for (std::size_t k = a; k < b; ++k) {
+      Swap& sw = swaps_[k];
+      const std::size_t c = sw.idx.size();
+      if (sw.to < 0 || c == 0) continue;
+      DeviceLink& out = link(sw.to, kRefreshLinkTag + sw.tag, true);
+      const std::size_t bytes = c * std::size_t(dim_) * real;
+      gpu::pack_positions(*work_, sw.idx.device(Backend::Cuda), c, sw.shift, out.buffer(bytes));
+      posts.emplace_back(&out, bytes);
+    }
+    for (auto& p : posts) p.first->post(p.second);
+    for (std::size_t k = a; k < b; ++k) {
+      Swap& sw = swaps_[k];
+      if (sw.from < 0 || sw.count == 0) continue;
+      DeviceLink& in = link(sw.from, kRefreshLinkTag + sw.tag, false);
+      std::size_t bytes = 0;
+      const char* src = in.receive(bytes);
+      gpu::unpack_positions(*work_, sw.offset, sw.count, src);
+      in.done();
+    }
+    a = b;
+  }
+#endif
+}
+
 void Domain::refresh(ParticleStore& s) {
   copy_prefix(s, *work_, owned_, false, unwrap_);
+  if (links_) return refresh_linked();
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
   // MPI reads and writes device memory itself (CUDA-aware) or through pinned host mirrors.
   const bool direct = backend_ == Backend::Cpu || comm_.device_aware();

@@ -12,13 +12,17 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "communicator.hpp"
 #include "store_ops.hpp"
 
 namespace pardyn::parallel {
+
+class DeviceLink;
 
 class Domain {
 public:
@@ -32,6 +36,7 @@ public:
   int owner(const double* x) const;
   const std::array<int, 3>& grid() const { return p_; }
   std::string describe() const;
+  bool device_links() const { return links_; }
 
   // Before a force evaluation (all ranks together): migrates and re-chooses ghosts when needed,
   // else refreshes the ghosts' positions; then the work store holds owned + ghosts. Returns true
@@ -59,6 +64,12 @@ private:
   int neighbour(int axis, int dir) const;  // rank one sub-box away along axis (-1: none)
   Slab slab(int axis, double lo_off, double hi_off) const;
   std::vector<char> exchange(int to, const std::vector<char>& out, int from, int tag);
+  // GPU neighbours on this node: device-to-device links (CUDA IPC) instead of MPI through the host.
+  DeviceLink& link(int peer, int tag, bool send);
+  void select_ghosts_linked(ParticleStore& s);
+  void refresh_linked();
+  bool links_ = false;
+  std::map<std::tuple<int, int, bool>, std::unique_ptr<DeviceLink>> link_map_;
 
   Communicator& comm_;
   Box box_;

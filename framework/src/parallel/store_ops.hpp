@@ -167,6 +167,9 @@ double max_displacement2(const ParticleStore& s, const void* ref, const Box& box
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                     const double* shift, void* out);
+// Masses then types of particles idx into device memory out; and back into `to` at offset.
+void pack_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count, void* out);
+void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
 void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
 void* pinned_alloc(std::size_t bytes);
 void pinned_free(void* p);

@@ -2,8 +2,7 @@
 // lists, ghost positions, displacement maxima and source blocks. Default stream throughout, like the
 // rest of the CUDA backend, so that these kernels are ordered with the integrators' and the forces'.
 #include <cuda_runtime.h>
-#include <thrust/copy.h>
-#include <thrust/execution_policy.h>
+#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cmath>
@@ -413,15 +412,28 @@ void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, con
             std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi) {
   n_lo = n_hi = 0;
   if (end <= begin) return;
+  // cub's selection with temporary storage kept between calls (no allocation per call), both
+  // counts fetched with one copy.
+  static Buffer temp, counts;
+  auto* cnt = static_cast<unsigned long long*>(counts.get(2 * sizeof(unsigned long long)));
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
-    const thrust::counting_iterator<std::uint32_t> first{std::uint32_t(begin)}, last{std::uint32_t(end)};
-    n_lo = std::size_t(thrust::copy_if(thrust::cuda::par.on(0), first, last, lo,
-                                       InSlab<Real>{p.x[slab.axis], slab, 0}) - lo);
-    n_hi = std::size_t(thrust::copy_if(thrust::cuda::par.on(0), first, last, hi,
-                                       InSlab<Real>{p.x[slab.axis], slab, 1}) - hi);
+    const thrust::counting_iterator<std::uint32_t> first{std::uint32_t(begin)};
+    const long long n = (long long)(end - begin);
+    for (int side = 0; side < 2; ++side) {
+      const InSlab<Real> pred{p.x[slab.axis], slab, side};
+      std::size_t bytes = 0;
+      PARDYN_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, side ? hi : lo, cnt + side, n,
+                                              pred, cudaStream_t(0)));
+      void* t = temp.get(bytes);
+      PARDYN_CUDA_CHECK(cub::DeviceSelect::If(t, bytes, first, side ? hi : lo, cnt + side, n, pred,
+                                              cudaStream_t(0)));
+    }
   });
-  PARDYN_CUDA_CHECK_LAUNCH("select (thrust::copy_if)");
+  unsigned long long h[2] = {0, 0};
+  PARDYN_CUDA_CHECK(cudaMemcpy(h, cnt, sizeof h, cudaMemcpyDeviceToHost));
+  n_lo = std::size_t(h[0]);
+  n_hi = std::size_t(h[1]);
 }
 
 void download(void* dst, const void* src, std::size_t bytes) {
@@ -455,6 +467,31 @@ void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::si
   });
 }
 
+void pack_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count, void* out) {
+  if (count == 0) return;
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    char* o = static_cast<char*>(out);
+    gather_static_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(
+        p, idx, count, reinterpret_cast<Real*>(o), reinterpret_cast<std::int32_t*>(o + count * sizeof(Real)));
+    PARDYN_CUDA_CHECK_LAUNCH("gather_static_kernel");
+  });
+}
+
+void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
+  if (count == 0) return;
+  visit(to, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    const char* i = static_cast<const char*>(in);
+    PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.mass + offset, i, count * sizeof(Real), cudaMemcpyDefault, 0));
+    PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.type + offset, i + count * sizeof(Real), count * 4,
+                                      cudaMemcpyDefault, 0));
+    fill_id_kernel<<<blocks_for(count), kThreads>>>(p.id + offset, count);
+    PARDYN_CUDA_CHECK_LAUNCH("fill_id_kernel");
+  });
+}
+
 void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
@@ -462,7 +499,7 @@ void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, 
     const Real* src = static_cast<const Real*>(in);
     for (int d = 0; d < Dim; ++d)
       PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.x[d] + offset, src + std::size_t(d) * count,
-                                        count * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
+                                        count * sizeof(Real), cudaMemcpyDefault, 0));
   });
 }
 
