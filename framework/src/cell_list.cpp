@@ -448,6 +448,7 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
     }
     plan.force = true;
   }
+  m.cl.n_targets = s.targets();
   const bool rebuilt = m.engine->update(s, box, plan, m.cl);
   m.cl.updates += 1;
   m.built = true;

@@ -149,6 +149,11 @@ __global__ void cell_verlet(CellList g, PeriodicImage<Real> img, Real range2, st
                             std::uint32_t* count, unsigned cap, unsigned* worst) {
   const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (k >= g.n) return;
+  // A source-only particle (a ghost) needs no list of its own.
+  if (g.order[k] >= g.n_targets) {
+    count[k] = 0;
+    return;
+  }
   const CellParticle<Real>* pos = g.positions<Real>();
   const CellParticle<Real> xi = pos[k];
   int c[3] = {0, 0, 0};

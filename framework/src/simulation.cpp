@@ -179,7 +179,10 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
         double skin = 0;
         const ParamSet& ps = sc.potentials[k].scheme.params;
         if (ps.has("skin")) skin = ps.real("skin");
-        const double margin = std::max(skin, 0.1 * cut);
+        // Ghosts reach twice the skin beyond the cut-off, so that they are chosen again (and
+        // particles migrate) only when something moved a whole skin: half as often as the Verlet
+        // list is rebuilt, for a few more ghosts.
+        const double margin = std::max(2 * skin, 0.1 * cut);
         width = std::max(width, cut + margin);
         trigger = std::min(trigger, 0.5 * margin);
         cells = true;

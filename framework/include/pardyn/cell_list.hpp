@@ -65,6 +65,9 @@ struct CellList {
   bool periodic[3] = {false, false, false};
   std::size_t ncells = 1;
   std::size_t n = 0;  // particles (slots)
+  // Store particles [0, n_targets) are targets; slots of the others (ghosts) may be left without
+  // a neighbour list (the GPU's full list does so: their rows are empty).
+  std::size_t n_targets = 0;
   double cutoff = 0;  // the interaction range asked for (infinity: far zones)
   double range = 0;   // what the list / stencil guarantees: cutoff + skin (cutoff without a list)
 

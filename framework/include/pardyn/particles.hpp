@@ -103,6 +103,12 @@ public:
   std::uint64_t generation() const { return generation_; }
   void touch() { ++generation_; }
 
+  // Particles [0, targets()) receive forces; the rest are sources only (the ghosts of a parallel
+  // run's domain decomposition: their forces are another rank's business, and structures may skip
+  // them as targets). Default: all.
+  std::size_t targets() const { return targets_ < n_ ? targets_ : n_; }
+  void set_targets(std::size_t n) { targets_ = n; }
+
   // A named per-particle int32 array in the backend's memory (cluster ids, ...), created zeroed on
   // first use; downloaded with kLabels. Its contents are undefined after resize().
   std::int32_t* label(const std::string& name);
@@ -131,6 +137,7 @@ private:
   std::size_t n_ = 0;
   std::size_t capacity_ = 0;
   std::uint64_t generation_ = 0;
+  std::size_t targets_ = ~std::size_t(0);
   std::array<Array, NSLOT> arrays_{};
 };
 

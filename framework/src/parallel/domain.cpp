@@ -258,6 +258,7 @@ void Domain::select_ghosts(ParticleStore& s) {
       swaps_.push_back(std::move(sw));
     }
   }
+  work_->set_targets(owned_);
   work_->touch();
   ++selections_;
 }
