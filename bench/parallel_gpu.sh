@@ -31,6 +31,17 @@ if [ "$what" = check ] || [ "$what" = all ]; then
     ls "$OUT/c2/frames" | tail -3 | tr '\n' ' '; echo
   done
 fi
+if [ "$what" = ljx ]; then
+  # Where the time goes: each part synchronised (PARDYN_PARALLEL_STATS=2), ghost margins, links off.
+  PARDYN_PARALLEL_STATS=2 $R $B/bin/bench_cell_list lj --cells 160,160,80 --steps 100 --warmup 0 2>&1
+  PARDYN_PARALLEL_STATS=2 $MPI -np 2 $R $B/bin/bench_cell_list lj --cells 160 --steps 100 --warmup 0 2>&1
+  for m in 1 2 3; do
+    echo "ghost margin $m skins:"
+    PARDYN_PARALLEL_STATS=1 PARDYN_GHOST_MARGIN=$m $MPI -np 2 -x PARDYN_PARALLEL_STATS -x PARDYN_GHOST_MARGIN $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 0 2>&1
+  done
+  echo "device links off:"
+  PARDYN_DEVICE_LINKS=0 $MPI -np 2 -x PARDYN_DEVICE_LINKS $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 0 2>&1
+fi
 if [ "$what" = lj ]; then
   export PARDYN_PARALLEL_STATS=1
   $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 0 2>&1

@@ -179,10 +179,12 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
         double skin = 0;
         const ParamSet& ps = sc.potentials[k].scheme.params;
         if (ps.has("skin")) skin = ps.real("skin");
-        // Ghosts reach twice the skin beyond the cut-off, so that they are chosen again (and
-        // particles migrate) only when something moved a whole skin: half as often as the Verlet
-        // list is rebuilt, for a few more ghosts.
-        const double margin = std::max(2 * skin, 0.1 * cut);
+        // Ghosts reach one skin beyond the cut-off: they are chosen again (and particles
+        // migrate) when the Verlet list would be rebuilt anyway (measured on 2 H200s, LJ 16M: 1
+        // skin 207 steps/s, 2 skins 199, 3 skins 200; PARDYN_GHOST_MARGIN sets the factor).
+        double factor = 1;
+        if (const char* e = std::getenv("PARDYN_GHOST_MARGIN")) factor = std::max(1.0, std::atof(e));
+        const double margin = std::max(factor * skin, 0.1 * cut);
         width = std::max(width, cut + margin);
         trigger = std::min(trigger, 0.5 * margin);
         cells = true;
@@ -452,9 +454,27 @@ bool Simulation::wants_energy(std::uint64_t step) const {
 }
 
 void Simulation::compute_forces() {
+  // PARDYN_PARALLEL_STATS=2: the time of each part, the device synchronised after each (slower).
+  static const bool phases = [] {
+    const char* e = std::getenv("PARDYN_PARALLEL_STATS");
+    return e && e[0] == '2';
+  }();
+  auto mark = [&](int k) {
+    if (!phases) return;
+    if (backend_.backend == Backend::Cuda) cuda::synchronize("phase statistics");
+    const auto now = std::chrono::steady_clock::now();
+    if (k >= 0) phase_[k] += std::chrono::duration<double>(now - phase_t_).count();
+    phase_t_ = now;
+  };
+  mark(-1);
   // Parallel short range: particles that left their sub-box move first, then the ghosts come.
   if (domain_) domain_->prepare(*store_);
-  backend_.ops->zero_forces(*store_, need_energy_, need_energy_);
+  mark(0);
+  // When the first term is a cell list on the work store, its forces are copied into the store
+  // (owned particles: all of them), which spares zeroing the store first.
+  const bool first_on_work = domain_ && !forces_.empty() && !forces_[0].potential->external() &&
+                             forces_[0].scheme->neighbourhood().kind == NeighbourhoodKind::CellList;
+  if (!first_on_work) backend_.ops->zero_forces(*store_, need_energy_, need_energy_);
   ForceRequest req;
   req.energy = need_energy_;
   req.virial = need_energy_;
@@ -476,13 +496,18 @@ void Simulation::compute_forces() {
       wreq.box = &domain_->work_box();
       backend_.ops->zero_forces(w, need_energy_, need_energy_);
       f.scheme->update(w, domain_->work_box(), f.potential->cutoff());
+      mark(1);
       f.potential->compute(w, f.scheme->neighbourhood(), wreq);
-      parallel::add_forces(w, *store_, domain_->owned(), need_energy_);
+      mark(2);
+      parallel::add_forces(w, *store_, domain_->owned(), need_energy_, k == 0);
+      mark(3);
     } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
       ring_->compute(*f.potential, *store_, req, time_ring_);
     } else {
       f.scheme->update(*store_, run_.box, f.potential->cutoff());
+      mark(1);
       f.potential->compute(*store_, f.scheme->neighbourhood(), req);
+      mark(2);
     }
     if (split) {
       const double now = backend_.ops->reduce(*store_).potential;
@@ -658,6 +683,10 @@ void Simulation::run() {
       }
     }
     loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+    if (std::getenv("PARDYN_PARALLEL_STATS") && std::getenv("PARDYN_PARALLEL_STATS")[0] == '2')
+      std::fprintf(stderr,
+                   "rank %d: loop %.4f s: prepare %.4f, zero + neighbours %.4f, forces %.4f, add %.4f s\n",
+                   run_.rank, loop_seconds_, phase_[0], phase_[1], phase_[2], phase_[3]);
     progress_->finish(steps_done_);
   } catch (...) {
     progress_->finish(steps_done_);

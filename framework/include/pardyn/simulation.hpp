@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -105,6 +106,8 @@ private:
   double com0_[3] = {0, 0, 0};
   double last_dt_ = 0;
   double loop_seconds_ = 0;
+  double phase_[4] = {0, 0, 0, 0};  // PARDYN_PARALLEL_STATS=2
+  std::chrono::steady_clock::time_point phase_t_;
   std::uint64_t last_finite_step_ = 0;
   std::atomic<bool> stop_requested_{false};
   bool has_walls_ = false;

@@ -24,8 +24,6 @@ struct DeviceLink::Impl {
   char* buf = nullptr;
   std::size_t capacity = 0;
   bool fresh = false;
-  std::unique_ptr<Communicator::Request> pending_done;
-  char done_token = 0;
   Header out;
   std::unique_ptr<Communicator::Request> header_send;
   // receive side
@@ -33,7 +31,6 @@ struct DeviceLink::Impl {
   Header in;
 
   ~Impl() {
-    if (pending_done) pending_done->wait();
     if (header_send) header_send->wait();
     if (mapped) cudaIpcCloseMemHandle(mapped);
     if (buf) cudaFree(buf);
@@ -69,10 +66,6 @@ bool DeviceLink::usable(Communicator& comm, int peer) {
 
 char* DeviceLink::buffer(std::size_t bytes) {
   Impl& m = *impl_;
-  if (m.pending_done) {
-    m.pending_done->wait();
-    m.pending_done.reset();
-  }
   if (m.header_send) {
     m.header_send->wait();
     m.header_send.reset();
@@ -94,7 +87,6 @@ void DeviceLink::post(std::size_t bytes) {
   if (m.fresh) PARDYN_CUDA_CHECK(cudaIpcGetMemHandle(&m.out.handle, m.buf));
   m.fresh = false;
   m.header_send = m.comm->isend(&m.out, sizeof(Header), m.peer, m.tag);
-  m.pending_done = m.comm->irecv(&m.done_token, 1, m.peer, m.tag + 1);
 }
 
 const char* DeviceLink::receive(std::size_t& bytes) {
@@ -111,11 +103,9 @@ const char* DeviceLink::receive(std::size_t& bytes) {
 }
 
 void DeviceLink::done() {
-  Impl& m = *impl_;
-  // The copies out of the peer's buffer must be over before it may refill it.
-  PARDYN_CUDA_CHECK(cudaStreamSynchronize(0));
-  static const char token = 1;
-  m.comm->isend(&token, 1, m.peer, m.tag + 1)->wait();
+  // Nothing to say: the sender refills its buffer only after the next global step decision (the
+  // displacement allreduce of Domain::prepare), which every rank reaches with its stream drained,
+  // so the copies out of the buffer are over by then.
 }
 
 }  // namespace pardyn::parallel

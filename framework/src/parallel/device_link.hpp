@@ -2,7 +2,9 @@
 // The sender's message buffer is mapped into the receiver's address space (once, and again when it
 // grows), and the receiver copies from it over NVLink or PCIe with the copy engines: no host memory,
 // no MPI library that must understand device pointers. Small MPI messages carry each message's size
-// (and a new buffer handle when there is one) and tell the sender when its buffer may be refilled.
+// (and a new buffer handle when there is one). A sender refills its buffer only after the next
+// global decision of Domain::prepare (an allreduce every rank reaches with its device work done),
+// so the receiver's copies out of it are over by then: no acknowledgement travels.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +28,7 @@ public:
   static bool usable(Communicator& comm, int peer);
 
   // --- send side ---
-  // A device buffer of at least `bytes` to fill; waits until the peer has read the last message.
+  // A device buffer of at least `bytes` to fill (the peer has read the last message: see above).
   char* buffer(std::size_t bytes);
   // The buffer holds `bytes` (the default stream has written it: this synchronises it) -> peer.
   void post(std::size_t bytes);

@@ -173,12 +173,20 @@ void Domain::migrate(ParticleStore& s) {
   const std::size_t rb = record_bytes(s);
   for (int d = 0; d < dim_; ++d) {
     if (p_[d] == 1) continue;
-    IndexList down, up;
+    // Index lists kept between selections: their device buffers are allocated once.
+    IndexList& down = mig_down_;
+    IndexList& up = mig_up_;
     select_slab(s, 0, s.size(), slab(d, 0.0, 0.0), down, up);
     const int lo = neighbour(d, -1), hi = neighbour(d, +1);
     // A particle past a wall (rounding) has nowhere to go: it stays.
-    if (lo < 0) down = IndexList();
-    if (hi < 0) up = IndexList();
+    if (lo < 0) {
+      down.host.clear();
+      down.changed();
+    }
+    if (hi < 0) {
+      up.host.clear();
+      up.changed();
+    }
     std::vector<char> out_down, out_up;
     gather_records(s, down, out_down);
     gather_records(s, up, out_up);
@@ -201,35 +209,47 @@ void Domain::select_ghosts(ParticleStore& s) {
   work_->resize(owned_);
   work_->touch();
   copy_prefix(s, *work_, owned_, true, unwrap_);
-  swaps_.clear();
+  // The swaps keep their index lists (and device buffers) from one selection to the next.
+  const bool first = swaps_.empty();
+  std::size_t next = 0;
   const std::size_t sb = static_bytes(s);
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
   for (int d = 0; d < dim_; ++d) {
     if (p_[d] == 1) continue;
     const std::size_t n = work_->size();  // owned + the ghosts of earlier axes
-    IndexList near_lo, near_hi;
-    select_slab(*work_, 0, n, slab(d, width_, width_), near_lo, near_hi);
+    if (first) {
+      swaps_.emplace_back();
+      swaps_.emplace_back();
+    }
+    Swap& down = swaps_[next];
+    Swap& up = swaps_[next + 1];
+    select_slab(*work_, 0, n, slab(d, width_, width_), down.idx, up.idx);
     for (int dir = -1; dir <= 1; dir += 2) {
-      Swap sw;
+      Swap& sw = swaps_[next++];
       sw.to = neighbour(d, dir);
       sw.from = neighbour(d, -dir);
       sw.tag = kGhostTag + 10 * d + (dir > 0 ? 4 : 0);
       sw.axis = d;
-      if (sw.to >= 0) sw.idx = std::move(dir < 0 ? near_lo : near_hi);
+      if (sw.to < 0) {
+        sw.idx.host.clear();
+        sw.idx.changed();
+      }
+      sw.shift[0] = sw.shift[1] = sw.shift[2] = 0;
       // Across a periodic face the copy moves by one box length.
       if (sw.to >= 0 && ((dir < 0 && c_[d] == 0) || (dir > 0 && c_[d] == p_[d] - 1)))
         sw.shift[d] = dir < 0 ? box_.length(d) : -box_.length(d);
       sw.offset = work_->size();
+      sw.count = 0;
       if (links_) {
 #if defined(PARDYN_HAVE_CUDA)
-        // Device to device: masses, types, then positions, in one message.
+        // Device to device: positions, masses, then types, in one message (each array aligned).
         const std::size_t per = sb + std::size_t(dim_) * real;
         if (sw.to >= 0) {
           const std::size_t c = sw.idx.size();
           DeviceLink& out = link(sw.to, kSelectLinkTag + sw.tag, true);
           char* buf = out.buffer(c * per);
-          gpu::pack_static(*work_, sw.idx.device(Backend::Cuda), c, buf);
-          gpu::pack_positions(*work_, sw.idx.device(Backend::Cuda), c, sw.shift, buf + c * sb);
+          gpu::pack_positions(*work_, sw.idx.device(Backend::Cuda), c, sw.shift, buf);
+          gpu::pack_static(*work_, sw.idx.device(Backend::Cuda), c, buf + c * dim_ * real);
           out.post(c * per);
         }
         if (sw.from >= 0) {
@@ -238,8 +258,8 @@ void Domain::select_ghosts(ParticleStore& s) {
           const char* src = in.receive(bytes);
           sw.count = bytes / per;
           work_->resize(sw.offset + sw.count);
-          gpu::unpack_static(*work_, sw.offset, sw.count, src);
-          gpu::unpack_positions(*work_, sw.offset, sw.count, src + sw.count * sb);
+          gpu::unpack_positions(*work_, sw.offset, sw.count, src);
+          gpu::unpack_static(*work_, sw.offset, sw.count, src + sw.count * dim_ * real);
           in.done();
         }
 #endif
@@ -255,7 +275,7 @@ void Domain::select_ghosts(ParticleStore& s) {
         put_static(*work_, sw.offset, count, in.data());
         put_positions(*work_, sw.offset, count, in.data() + count * sb);
       }
-      swaps_.push_back(std::move(sw));
+
     }
   }
   work_->set_targets(owned_);
@@ -295,7 +315,7 @@ void Domain::refresh_linked() {
 }
 
 void Domain::refresh(ParticleStore& s) {
-  copy_prefix(s, *work_, owned_, false, unwrap_);
+  // The owned positions are in the work store already (Reference::copy_and_measure).
   if (links_) return refresh_linked();
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
   // MPI reads and writes device memory itself (CUDA-aware) or through pinned host mirrors.
@@ -344,8 +364,11 @@ bool Domain::prepare(ParticleStore& s) {
   // Minimum-image displacements: a particle that crossed a periodic face which is also a sub-box
   // face has barely moved; the work store sees it at the image next to its sub-box (copy_prefix
   // below unwraps the cut periodic axes towards the sub-box).
-  double moved = s.generation() != generation_ ? std::numeric_limits<double>::infinity()
-                                               : ref_.max_displacement2(s, box_);
+  // The owned positions go to the work store in the same pass (used unless ghosts are chosen
+  // again, which copies them anew).
+  double moved = s.generation() != generation_
+                     ? std::numeric_limits<double>::infinity()
+                     : ref_.copy_and_measure(s, *work_, unwrap_, box_);
   if (!std::isfinite(moved)) moved = std::numeric_limits<double>::max();
   comm_.max(&moved, 1);
   bool migrated = false;

@@ -82,6 +82,7 @@ private:
   Unwrap unwrap_;  // cut periodic axes: positions to the image nearest the sub-box
   std::unique_ptr<ParticleStore> work_;
   std::vector<Swap> swaps_;
+  IndexList mig_down_, mig_up_;
   Reference ref_;
   std::size_t owned_ = 0;
   std::uint64_t generation_ = ~std::uint64_t(0);

@@ -163,9 +163,12 @@ void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx) {
   }
   if (on_gpu(s)) {
 #if defined(PARDYN_HAVE_CUDA)
-    IndexList d, q;
+    // Kept between calls: their device buffers are allocated once.
+    static IndexList d, q;
     d.host = std::move(dst);
     q.host = std::move(src);
+    d.changed();
+    q.changed();
     gpu::move_particles(s, d.device(Backend::Cuda), q.device(Backend::Cuda), d.host.size());
 #else
     no_cuda();
@@ -371,10 +374,11 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
   });
 }
 
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy) {
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
+                bool assign) {
   if (on_gpu(from)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::add_forces(from, to, n, energy);
+    return gpu::add_forces(from, to, n, energy, assign);
 #else
     no_cuda();
 #endif
@@ -386,10 +390,10 @@ void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, boo
     const std::int64_t m = std::int64_t(n);
 #pragma omp parallel for schedule(static) if (m > 65536)
     for (std::int64_t i = 0; i < m; ++i) {
-      for (int d = 0; d < Dim; ++d) q.a[d][i] += p.a[d][i];
+      for (int d = 0; d < Dim; ++d) q.a[d][i] = assign ? p.a[d][i] : q.a[d][i] + p.a[d][i];
       if (energy) {
-        q.epot[i] += p.epot[i];
-        q.virial[i] += p.virial[i];
+        q.epot[i] = assign ? p.epot[i] : q.epot[i] + p.epot[i];
+        q.virial[i] = assign ? p.virial[i] : q.virial[i] + p.virial[i];
       }
     }
   });
@@ -583,6 +587,21 @@ void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, 
 #endif
   }
   put_positions(to, offset, count, static_cast<const char*>(in));
+}
+
+double Reference::copy_and_measure(const ParticleStore& s, ParticleStore& work,
+                                   const Unwrap& unwrap, const Box& box) const {
+  const Impl& m = *impl_;
+  if (m.n != s.size() || work.size() < s.size()) return std::numeric_limits<double>::infinity();
+  if (on_gpu(s)) {
+#if defined(PARDYN_HAVE_CUDA)
+    return gpu::copy_and_measure(s, m.dev, work, unwrap, box);
+#else
+    no_cuda();
+#endif
+  }
+  copy_prefix(s, work, s.size(), false, unwrap);
+  return max_displacement2(s, box);
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {

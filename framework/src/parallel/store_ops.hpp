@@ -96,8 +96,10 @@ struct Unwrap {
 // to[0, n) positions (and with `all`, masses, types and ids) = from's, positions unwrapped.
 void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
                  const Unwrap& unwrap);
-// to's accelerations (and with energy, epot and virial) [0, n) += from's.
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
+// to's accelerations (and with energy, epot and virial) [0, n) += from's (with `assign`: = from's).
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
+                bool assign = false);
+
 
 // Largest squared displacement (minimum image on periodic axes) of the store's particles from
 // `ref` (positions as dim arrays, backend memory, the store's precision); `save` copies the positions
@@ -108,6 +110,9 @@ public:
   ~Reference();
   void save(const ParticleStore& s);
   double max_displacement2(const ParticleStore& s, const Box& box) const;
+  // The same, while copying the positions into `work` (unwrapped), in one pass.
+  double copy_and_measure(const ParticleStore& s, ParticleStore& work, const Unwrap& unwrap,
+                          const Box& box) const;
 
 private:
   struct Impl;
@@ -162,8 +167,11 @@ void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::siz
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
 void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
                  const Unwrap& unwrap);
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy);
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
+                bool assign);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
+double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
+                        const Unwrap& unwrap, const Box& box);
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                     const double* shift, void* out);

@@ -148,15 +148,15 @@ __global__ void fill_id_kernel(std::int64_t* id, std::size_t count) {
     id[k] = -1;
 }
 
-template <class Real, int Dim>
+template <class Real, int Dim, bool Assign>
 __global__ void add_forces_kernel(ParticleView<Real, Dim> from, ParticleView<Real, Dim> to,
                                   std::size_t n, bool energy) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    for (int d = 0; d < Dim; ++d) to.a[d][i] += from.a[d][i];
+    for (int d = 0; d < Dim; ++d) to.a[d][i] = Assign ? from.a[d][i] : to.a[d][i] + from.a[d][i];
     if (energy) {
-      to.epot[i] += from.epot[i];
-      to.virial[i] += from.virial[i];
+      to.epot[i] = Assign ? from.epot[i] : to.epot[i] + from.epot[i];
+      to.virial[i] = Assign ? from.virial[i] : to.virial[i] + from.virial[i];
     }
   }
 }
@@ -175,6 +175,37 @@ __global__ void displacement_kernel(ParticleView<Real, Dim> p, const Real* ref, 
     }
     // Rounded up to a float, compared as unsigned bits (non-negative floats order like their bits);
     // a NaN becomes infinity.
+    float f = float(d2);
+    if (!(f == f)) f = INFINITY;
+    w = fmaxf(w, f * 1.0000001f);
+  }
+  for (int o = 16; o; o >>= 1) w = fmaxf(w, __shfl_xor_sync(0xffffffffu, w, o));
+  if ((threadIdx.x & 31) == 0) atomicMax(worst_bits, __float_as_uint(w));
+}
+
+// Positions into the work store (unwrapped along cut periodic axes) and the largest squared
+// displacement from ref, in one pass.
+template <class Real, int Dim>
+__global__ void copy_measure_kernel(ParticleView<Real, Dim> p, const Real* ref, PeriodicImage<Real> img,
+                                    Unwrap unwrap, Real* w0, Real* w1, Real* w2,
+                                    unsigned int* worst_bits) {
+  float w = 0;
+  const std::size_t n = p.n;
+  Real* out[3] = {w0, w1, w2};
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    Real d2 = 0;
+    for (int d = 0; d < Dim; ++d) {
+      const Real x = p.x[d][i];
+      const Real dx = img.wrap(x - ref[std::size_t(d) * n + i], d);
+      d2 += dx * dx;
+      if (unwrap.period[d] > 0) {
+        const double u = double(x) - unwrap.centre[d];
+        out[d][i] = Real(unwrap.centre[d] + (u - unwrap.period[d] * rint(u / unwrap.period[d])));
+      } else {
+        out[d][i] = x;
+      }
+    }
     float f = float(d2);
     if (!(f == f)) f = INFINITY;
     w = fmaxf(w, f * 1.0000001f);
@@ -365,12 +396,16 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
   });
 }
 
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy) {
+void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
+                bool assign) {
   if (n == 0) return;
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    add_forces_kernel<Real, Dim><<<blocks_for(n), kThreads>>>(p, to.view<Real, Dim>(), n, energy);
+    if (assign)
+      add_forces_kernel<Real, Dim, true><<<blocks_for(n), kThreads>>>(p, to.view<Real, Dim>(), n, energy);
+    else
+      add_forces_kernel<Real, Dim, false><<<blocks_for(n), kThreads>>>(p, to.view<Real, Dim>(), n, energy);
     PARDYN_CUDA_CHECK_LAUNCH("add_forces_kernel");
   });
 }
@@ -501,6 +536,28 @@ void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, 
       PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.x[d] + offset, src + std::size_t(d) * count,
                                         count * sizeof(Real), cudaMemcpyDefault, 0));
   });
+}
+
+double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
+                        const Unwrap& unwrap, const Box& box) {
+  if (s.size() == 0) return 0;
+  auto* bits = static_cast<unsigned int*>(g_stage2.get(sizeof(unsigned int)));
+  PARDYN_CUDA_CHECK(cudaMemsetAsync(bits, 0, sizeof(unsigned int), 0));
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const auto q = work.view<Real, Dim>();
+    const int blocks = std::min(blocks_for(p.n), 2048);
+    copy_measure_kernel<Real, Dim><<<blocks, kThreads>>>(
+        p, static_cast<const Real*>(ref), PeriodicImage<Real>::make(box), unwrap, q.x[0], q.x[1],
+        Dim == 3 ? q.x[Dim - 1] : nullptr, bits);
+    PARDYN_CUDA_CHECK_LAUNCH("copy_measure_kernel");
+  });
+  unsigned int h = 0;
+  PARDYN_CUDA_CHECK(cudaMemcpy(&h, bits, sizeof h, cudaMemcpyDeviceToHost));
+  float f;
+  std::memcpy(&f, &h, sizeof f);
+  return double(f);
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {
