@@ -19,7 +19,6 @@ struct CellPlan {
   double range = 0;         // what the list / stencil must cover: cutoff + skin (or cutoff)
   double half_skin2 = 0;    // rebuild when some particle moved more than this (squared)
   double min_width = 0;     // smallest cell edge (0: derive it from target_cells)
-  int list_rings = 1;       // the Verlet list build looks this many cells out (cells of range/rings)
   double target_cells = 0;  // far zones without cell_size: cells wanted
   int near = 1;
   std::size_t max_cells = 0;
