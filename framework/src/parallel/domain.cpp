@@ -19,6 +19,7 @@ constexpr int kSelectLinkTag = 1000, kRefreshLinkTag = 2000;  // added to a swap
 Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
                Backend backend, int)
     : comm_(comm), box_(box), dim_(dim), width_(width), trigger_(trigger), backend_(backend) {
+  stats_on_ = std::getenv("PARDYN_PARALLEL_STATS") != nullptr;
   const int K = comm.size();
   // The grid of sub-boxes: every factorisation of K over the bounded axes whose sub-boxes are at
   // least the ghost width wide; the one with the least ghost-face area wins.
@@ -105,10 +106,12 @@ Domain::~Domain() {
   if (std::getenv("PARDYN_PARALLEL_STATS"))
     std::fprintf(stderr,
                  "rank %d: %zu owned, %zu ghosts; %llu selections %.4f s, %llu refreshes %.4f s, "
-                 "displacement checks %.4f s\n",
+                 "displacement checks %.4f s; selection parts: migrants found %.4f, moved %.4f, "
+                 "owned copied %.4f, ghosts found %.4f, ghosts sent %.4f s\n",
                  comm_.rank(), owned_, work_ ? work_->size() - owned_ : 0,
                  (unsigned long long)selections_, stats_.select, (unsigned long long)stats_.refreshes,
-                 stats_.refresh, stats_.check);
+                 stats_.refresh, stats_.check, stats_.part[0], stats_.part[1], stats_.part[2],
+                 stats_.part[3], stats_.part[4]);
 }
 
 DeviceLink& Domain::link(int peer, int tag, bool send) {
@@ -169,7 +172,16 @@ std::vector<char> Domain::exchange(int to, const std::vector<char>& out, int fro
   return in;
 }
 
+void Domain::lap(int k) {
+  if (!stats_on_) return;
+  sync(backend_);
+  const auto now = std::chrono::steady_clock::now();
+  if (k >= 0) stats_.part[k] += std::chrono::duration<double>(now - lap_t_).count();
+  lap_t_ = now;
+}
+
 void Domain::migrate(ParticleStore& s) {
+  lap(-1);
   const std::size_t rb = record_bytes(s);
   for (int d = 0; d < dim_; ++d) {
     if (p_[d] == 1) continue;
@@ -177,6 +189,7 @@ void Domain::migrate(ParticleStore& s) {
     IndexList& down = mig_down_;
     IndexList& up = mig_up_;
     select_slab(s, 0, s.size(), slab(d, 0.0, 0.0), down, up);
+    lap(0);
     const int lo = neighbour(d, -1), hi = neighbour(d, +1);
     // A particle past a wall (rounding) has nowhere to go: it stays.
     if (lo < 0) {
@@ -194,13 +207,34 @@ void Domain::migrate(ParticleStore& s) {
     up.fetch();
     std::vector<std::uint32_t> gone(down.host);
     gone.insert(gone.end(), up.host.begin(), up.host.end());
-    // Downwards first (received from above), then upwards (received from below).
-    const std::vector<char> from_up = exchange(lo, out_down, hi, kMigrateTag + 10 * d);
-    const std::vector<char> from_down = exchange(hi, out_up, lo, kMigrateTag + 10 * d + 2);
+    // Both directions at once: sizes, then records (from above, then from below, in one piece).
+    std::uint64_t n_out[2] = {out_down.size(), out_up.size()}, n_in[2] = {0, 0};
+    const int to[2] = {lo, hi}, from[2] = {hi, lo};
+    const int tag = kMigrateTag + 10 * d;
+    {
+      std::vector<std::unique_ptr<Communicator::Request>> q;
+      for (int k = 0; k < 2; ++k) {
+        if (from[k] >= 0) q.push_back(comm_.irecv(&n_in[k], sizeof n_in[k], from[k], tag + k));
+        if (to[k] >= 0) q.push_back(comm_.isend(&n_out[k], sizeof n_out[k], to[k], tag + k));
+      }
+      for (auto& r : q) r->wait();
+    }
+    std::vector<char> in(std::size_t(n_in[0] + n_in[1]));
+    {
+      std::vector<std::unique_ptr<Communicator::Request>> q;
+      const std::vector<char>* out[2] = {&out_down, &out_up};
+      for (int k = 0; k < 2; ++k) {
+        if (from[k] >= 0 && n_in[k])
+          q.push_back(comm_.irecv(in.data() + (k ? n_in[0] : 0), std::size_t(n_in[k]), from[k], tag + 2 + k));
+        if (to[k] >= 0 && n_out[k])
+          q.push_back(comm_.isend(out[k]->data(), out[k]->size(), to[k], tag + 2 + k));
+      }
+      for (auto& r : q) r->wait();
+    }
     std::sort(gone.begin(), gone.end());
     remove_particles(s, gone);
-    append_records(s, from_up.data(), from_up.size() / rb);
-    append_records(s, from_down.data(), from_down.size() / rb);
+    append_records(s, in.data(), in.size() / rb);
+    lap(1);
   }
 }
 
@@ -208,7 +242,9 @@ void Domain::select_ghosts(ParticleStore& s) {
   owned_ = s.size();
   work_->resize(owned_);
   work_->touch();
+  lap(-1);
   copy_prefix(s, *work_, owned_, true, unwrap_);
+  lap(2);
   // The swaps keep their index lists (and device buffers) from one selection to the next.
   const bool first = swaps_.empty();
   std::size_t next = 0;
@@ -224,8 +260,12 @@ void Domain::select_ghosts(ParticleStore& s) {
     Swap& down = swaps_[next];
     Swap& up = swaps_[next + 1];
     select_slab(*work_, 0, n, slab(d, width_, width_), down.idx, up.idx);
-    for (int dir = -1; dir <= 1; dir += 2) {
-      Swap& sw = swaps_[next++];
+    lap(3);
+    Swap* pair[2] = {&swaps_[next], &swaps_[next + 1]};
+    next += 2;
+    for (int k = 0; k < 2; ++k) {
+      const int dir = k == 0 ? -1 : 1;
+      Swap& sw = *pair[k];
       sw.to = neighbour(d, dir);
       sw.from = neighbour(d, -dir);
       sw.tag = kGhostTag + 10 * d + (dir > 0 ? 4 : 0);
@@ -238,46 +278,54 @@ void Domain::select_ghosts(ParticleStore& s) {
       // Across a periodic face the copy moves by one box length.
       if (sw.to >= 0 && ((dir < 0 && c_[d] == 0) || (dir > 0 && c_[d] == p_[d] - 1)))
         sw.shift[d] = dir < 0 ? box_.length(d) : -box_.length(d);
-      sw.offset = work_->size();
       sw.count = 0;
-      if (links_) {
+    }
+    if (links_) {
 #if defined(PARDYN_HAVE_CUDA)
-        // Device to device: positions, masses, then types, in one message (each array aligned).
-        const std::size_t per = sb + std::size_t(dim_) * real;
-        if (sw.to >= 0) {
-          const std::size_t c = sw.idx.size();
-          DeviceLink& out = link(sw.to, kSelectLinkTag + sw.tag, true);
-          char* buf = out.buffer(c * per);
-          gpu::pack_positions(*work_, sw.idx.device(Backend::Cuda), c, sw.shift, buf);
-          gpu::pack_static(*work_, sw.idx.device(Backend::Cuda), c, buf + c * dim_ * real);
-          out.post(c * per);
-        }
-        if (sw.from >= 0) {
-          DeviceLink& in = link(sw.from, kSelectLinkTag + sw.tag, false);
-          std::size_t bytes = 0;
-          const char* src = in.receive(bytes);
-          sw.count = bytes / per;
-          work_->resize(sw.offset + sw.count);
-          gpu::unpack_positions(*work_, sw.offset, sw.count, src);
-          gpu::unpack_static(*work_, sw.offset, sw.count, src + sw.count * dim_ * real);
-          in.done();
-        }
-#endif
-      } else {
-        std::vector<char> out_static, out_pos;
-        gather_static(*work_, sw.idx, out_static);
-        gather_positions(*work_, sw.idx, sw.shift, out_pos);
-        out_static.insert(out_static.end(), out_pos.begin(), out_pos.end());
-        const std::vector<char> in = exchange(sw.to, out_static, sw.from, sw.tag);
-        const std::size_t count = in.size() / (sb + dim_ * real);
-        sw.count = count;
-        work_->resize(sw.offset + count);
-        put_static(*work_, sw.offset, count, in.data());
-        put_positions(*work_, sw.offset, count, in.data() + count * sb);
+      // Device to device: positions, masses, then types, in one message (each array aligned);
+      // both directions of the axis travel at once.
+      const std::size_t per = sb + std::size_t(dim_) * real;
+      std::vector<std::pair<DeviceLink*, std::size_t>> posts;
+      for (Swap* sw : pair) {
+        if (sw->to < 0) continue;
+        const std::size_t c = sw->idx.size();
+        DeviceLink& out = link(sw->to, kSelectLinkTag + sw->tag, true);
+        char* buf = out.buffer(c * per);
+        gpu::pack_positions(*work_, sw->idx.device(Backend::Cuda), c, sw->shift, buf);
+        gpu::pack_static(*work_, sw->idx.device(Backend::Cuda), c, buf + c * dim_ * real);
+        posts.emplace_back(&out, c * per);
       }
-
+      for (auto& q : posts) q.first->post(q.second);
+      for (Swap* sw : pair) {
+        sw->offset = work_->size();
+        if (sw->from < 0) continue;
+        DeviceLink& in = link(sw->from, kSelectLinkTag + sw->tag, false);
+        std::size_t bytes = 0;
+        const char* src = in.receive(bytes);
+        sw->count = bytes / per;
+        work_->resize(sw->offset + sw->count);
+        gpu::unpack_positions(*work_, sw->offset, sw->count, src);
+        gpu::unpack_static(*work_, sw->offset, sw->count, src + sw->count * dim_ * real);
+        in.done();
+      }
+#endif
+    } else {
+      for (Swap* sw : pair) {
+        sw->offset = work_->size();
+        std::vector<char> out_static, out_pos;
+        gather_static(*work_, sw->idx, out_static);
+        gather_positions(*work_, sw->idx, sw->shift, out_pos);
+        out_static.insert(out_static.end(), out_pos.begin(), out_pos.end());
+        const std::vector<char> in = exchange(sw->to, out_static, sw->from, sw->tag);
+        const std::size_t count = in.size() / (sb + dim_ * real);
+        sw->count = count;
+        work_->resize(sw->offset + count);
+        put_static(*work_, sw->offset, count, in.data());
+        put_positions(*work_, sw->offset, count, in.data() + count * sb);
+      }
     }
   }
+  lap(4);
   work_->set_targets(owned_);
   work_->touch();
   ++selections_;
@@ -379,11 +427,11 @@ bool Domain::prepare(ParticleStore& s) {
     ref_.save(s);
     generation_ = s.generation();
     migrated = true;
-    sync(backend_);
+    if (stats_on_) sync(backend_);
     stats_.select += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   } else {
     refresh(s);
-    sync(backend_);
+    if (stats_on_) sync(backend_);
     stats_.refresh += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     ++stats_.refreshes;
   }

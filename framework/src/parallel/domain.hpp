@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -89,8 +90,12 @@ private:
   std::uint64_t selections_ = 0;
   struct {
     double select = 0, refresh = 0, check = 0;
+    double part[5] = {0, 0, 0, 0, 0};
     std::uint64_t refreshes = 0;
   } stats_;
+  bool stats_on_ = false;  // PARDYN_PARALLEL_STATS: timings (synchronising the device)
+  std::chrono::steady_clock::time_point lap_t_;
+  void lap(int k);
 };
 
 }  // namespace pardyn::parallel
