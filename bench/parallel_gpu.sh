@@ -47,8 +47,8 @@ if [ "$what" = lj ]; then
   $MPI -np 2 $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 10 2>&1
   $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 10 2>&1
   $MPI -np 2 $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 10 2>&1
-  echo "with timings (each part synchronised):"
-  PARDYN_PARALLEL_STATS=1 $MPI -np 2 -x PARDYN_PARALLEL_STATS $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 0 2>&1
+  $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 10 2>&1
+  $MPI -np 2 $R $B/bin/bench_cell_list lj --cells 160 --steps 200 --warmup 10 2>&1
 fi
 if [ "$what" = scale ] || [ "$what" = all ]; then
   echo "== scale: all-pairs gravity 3D float, N = 4,194,304"

@@ -499,7 +499,8 @@ void Simulation::compute_forces() {
       mark(1);
       f.potential->compute(w, f.scheme->neighbourhood(), wreq);
       mark(2);
-      parallel::add_forces(w, *store_, domain_->owned(), need_energy_, k == 0);
+      if (k == 0 && forces_.size() == 1) domain_->take_forces(*store_, need_energy_);
+      else parallel::add_forces(w, *store_, domain_->owned(), need_energy_, k == 0);
       mark(3);
     } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
       ring_->compute(*f.potential, *store_, req, time_ring_);

@@ -152,6 +152,31 @@ void ParticleStore::resize(std::size_t n) {
   capacity_ = cap;
 }
 
+void ParticleStore::reserve(std::size_t n) {
+  if (n <= capacity_) return;
+  // The same particles in the same order (the generation stays): only the room grows, to n exactly.
+  for (int s = 0; s < NSLOT; ++s) {
+    if (!slot_used(s)) continue;
+    void* fresh = memory_->allocate(n * elem_size(s));
+    memory_->fill_zero(fresh, n * elem_size(s));
+    if (arrays_[s].ptr) {
+      memory_->copy(fresh, arrays_[s].ptr, n_ * elem_size(s));
+      memory_->deallocate(arrays_[s].ptr);
+    }
+    arrays_[s].ptr = fresh;
+    arrays_[s].elem = elem_size(s);
+  }
+  capacity_ = n;
+}
+
+void ParticleStore::swap_accelerations(ParticleStore& other) {
+  if (other.dim_ != dim_ || other.precision_ != precision_ || &other.memory() != memory_ ||
+      other.capacity_ != capacity_)
+    throw Error("internal: swap_accelerations between unlike stores");
+  for (int s = A0; s <= A2; ++s)
+    if (slot_used(s)) std::swap(arrays_[s].ptr, other.arrays_[s].ptr);
+}
+
 namespace {
 // Converts a double host array into the store's precision and copies it to the backend's memory.
 void put(MemoryResource& m, void* dst, const std::vector<double>& src, Precision p, std::size_t n) {

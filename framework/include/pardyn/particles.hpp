@@ -81,6 +81,13 @@ public:
 
   // Changes the number of particles, keeping the first min(old, new) of them.
   void resize(std::size_t n);
+  // Room for n particles without changing the count (the arrays are reallocated if needed).
+  void reserve(std::size_t n);
+  std::size_t capacity() const { return capacity_; }
+  // Exchanges the acceleration arrays with those of `other` (same dimension, precision, backend
+  // and capacity): a parallel run hands the forces computed on its work store to the particle store
+  // this way instead of copying them.
+  void swap_accelerations(ParticleStore& other);
 
   // Replaces the contents with hp (positions, velocities, masses, types, ids). Accelerations, energies
   // and virials are set to zero.

@@ -126,6 +126,14 @@ std::string Domain::describe() const {
   return s + " sub-boxes";
 }
 
+void Domain::take_forces(ParticleStore& s, bool energy) {
+  // Steps with energies (observations) copy, since epot and virial must come along.
+  if (!energy && s.capacity() == work_->capacity() && s.size() == owned_)
+    s.swap_accelerations(*work_);
+  else
+    add_forces(*work_, s, owned_, energy, true);
+}
+
 int Domain::owner(const double* x) const {
   int c[3] = {0, 0, 0};
   for (int d = 0; d < dim_; ++d) {
@@ -326,6 +334,10 @@ void Domain::select_ghosts(ParticleStore& s) {
     }
   }
   lap(4);
+  // Equal room in both stores, so that they can exchange their acceleration arrays (take_forces).
+  const std::size_t cap = std::max(s.capacity(), work_->capacity());
+  s.reserve(cap);
+  work_->reserve(cap);
   work_->set_targets(owned_);
   work_->touch();
   ++selections_;

@@ -44,6 +44,9 @@ public:
   // when particles migrated (the store's particles changed).
   bool prepare(ParticleStore& s);
   ParticleStore& work() { return *work_; }
+  // The forces of the work store's owned particles become the store's (which holds no others):
+  // the acceleration arrays are exchanged, not copied.
+  void take_forces(ParticleStore& s, bool energy);
   const Box& work_box() const { return work_box_; }
   std::size_t owned() const { return owned_; }
   std::size_t ghosts() const { return work_->size() - owned_; }
