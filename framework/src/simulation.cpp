@@ -197,8 +197,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
                     "domain decomposition) would break; use leapfrog, yoshida4, symplectic_euler or "
                     "euler, or run on one rank");
       domain_ = std::make_unique<parallel::Domain>(*comm_, sc.box, sc.dim, width, trigger,
-                                                   backend_.backend,
-                                                   sc.precision == Precision::Float ? 4 : 8);
+                                                   backend_.backend);
     }
     if (pairs) ring_ = std::make_unique<parallel::Ring>(*comm_, backend_.backend);
   }

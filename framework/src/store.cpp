@@ -136,7 +136,16 @@ void ParticleStore::resize(std::size_t n) {
   }
   // The first allocation is exact; a store that grows again (particles arriving from other ranks,
   // ghosts) gets room to spare, so that a few more particles do not reallocate every array.
-  const std::size_t cap = capacity_ == 0 ? n : std::max(n, capacity_ + capacity_ / 8 + 64);
+  reallocate(capacity_ == 0 ? n : std::max(n, capacity_ + capacity_ / 8 + 64));
+  n_ = n;
+}
+
+void ParticleStore::reserve(std::size_t n) {
+  // The same particles in the same order (the generation stays): only the room grows, to n exactly.
+  if (n > capacity_) reallocate(n);
+}
+
+void ParticleStore::reallocate(std::size_t cap) {
   for (int s = 0; s < NSLOT; ++s) {
     if (!slot_used(s)) continue;
     void* fresh = memory_->allocate(cap * elem_size(s));
@@ -148,25 +157,7 @@ void ParticleStore::resize(std::size_t n) {
     arrays_[s].ptr = fresh;
     arrays_[s].elem = elem_size(s);
   }
-  n_ = n;
   capacity_ = cap;
-}
-
-void ParticleStore::reserve(std::size_t n) {
-  if (n <= capacity_) return;
-  // The same particles in the same order (the generation stays): only the room grows, to n exactly.
-  for (int s = 0; s < NSLOT; ++s) {
-    if (!slot_used(s)) continue;
-    void* fresh = memory_->allocate(n * elem_size(s));
-    memory_->fill_zero(fresh, n * elem_size(s));
-    if (arrays_[s].ptr) {
-      memory_->copy(fresh, arrays_[s].ptr, n_ * elem_size(s));
-      memory_->deallocate(arrays_[s].ptr);
-    }
-    arrays_[s].ptr = fresh;
-    arrays_[s].elem = elem_size(s);
-  }
-  capacity_ = n;
 }
 
 void ParticleStore::swap_accelerations(ParticleStore& other) {

@@ -135,6 +135,7 @@ private:
   };
   enum Slot { X0, X1, X2, V0, V1, V2, A0, A1, A2, MASS, TYPE, ID, EPOT, VIRIAL, NSLOT };
   std::size_t elem_size(int slot) const;
+  void reallocate(std::size_t capacity);  // every array to `capacity`, keeping the first n_
   bool slot_used(int slot) const;
   void* raw(int slot) const { return arrays_[slot].ptr; }
 

@@ -17,7 +17,7 @@ constexpr int kSelectLinkTag = 1000, kRefreshLinkTag = 2000;  // added to a swap
 }
 
 Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
-               Backend backend, int)
+               Backend backend)
     : comm_(comm), box_(box), dim_(dim), width_(width), trigger_(trigger), backend_(backend) {
   stats_on_ = std::getenv("PARDYN_PARALLEL_STATS") != nullptr;
   const int K = comm.size();

@@ -29,8 +29,7 @@ class Domain {
 public:
   // width: the ghost width (largest cut-off + skin of the cell-list terms); trigger: the largest
   // displacement allowed before ghosts are chosen again (half the smallest margin width - cut-off).
-  Domain(Communicator& comm, const Box& box, int dim, double width, double trigger, Backend backend,
-         int precision_bytes);
+  Domain(Communicator& comm, const Box& box, int dim, double width, double trigger, Backend backend);
   ~Domain();
 
   // The rank whose sub-box holds position x (positions inside the box; periodic ones wrapped).

@@ -200,7 +200,7 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
   if (end <= begin) return;
   if (on_gpu(s)) {
 #if defined(PARDYN_HAVE_CUDA)
-    return gpu::classify(s, begin, end, slab, codes);
+    throw Error("internal: classify() is for host stores; select_slab runs on the device");
 #else
     no_cuda();
 #endif
@@ -254,17 +254,9 @@ void gather_positions(const ParticleStore& from, IndexList& idx, const double* s
     no_cuda();
 #endif
   }
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    const std::size_t c = idx.size();
-    out.resize(c * Dim * sizeof(Real));
-    Real* o = reinterpret_cast<Real*>(out.data());
-    for (int d = 0; d < Dim; ++d) {
-      const Real sh = Real(shift[d]);
-      for (std::size_t k = 0; k < c; ++k) o[std::size_t(d) * c + k] = p.x[d][idx.host[k]] + sh;
-    }
-  });
+  const std::size_t real = from.precision() == Precision::Float ? 4 : 8;
+  out.resize(idx.size() * std::size_t(from.dim()) * real);
+  pack_positions(from, idx, shift, out.data());
 }
 
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
@@ -284,19 +276,6 @@ void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, con
   });
 }
 
-void copy_shifted(const ParticleStore& from, IndexList& idx, const double* shift, ParticleStore& to,
-                  std::size_t offset) {
-  if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::copy_shifted(from, idx.device(Backend::Cuda), idx.size(), shift, to, offset);
-#else
-    no_cuda();
-#endif
-  }
-  std::vector<char> tmp;
-  gather_positions(from, idx, shift, tmp);
-  put_positions(to, offset, idx.size(), tmp.data());
-}
 
 std::size_t static_bytes(const ParticleStore& s) {
   return (s.precision() == Precision::Float ? 4 : 8) + sizeof(std::int32_t);

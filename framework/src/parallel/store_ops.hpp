@@ -59,12 +59,12 @@ void append_records(ParticleStore& s, const char* records, std::size_t count);
 // Removes the particles idx (sorted ascending) from the store: the last particles fill the holes.
 void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx);
 
-// Per particle in [begin, end), with u = x[axis] - centre (minimum image when period > 0):
-// bit 0 if u < lo, bit 1 if u >= hi.
+// A slab along one axis: u = x[axis] - centre (minimum image when period > 0) against [lo, hi).
 struct Slab {
   int axis = 0;
   double centre = 0, lo = 0, hi = 0, period = 0;
 };
+// Host stores: per particle in [begin, end), bit 0 if u < lo, bit 1 if u >= hi.
 void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
               std::vector<std::uint8_t>& codes);
 // The particles [begin, end) of s whose u (see Slab) is below slab.lo go to `lo`, those at or above
@@ -78,10 +78,6 @@ void gather_positions(const ParticleStore& from, IndexList& idx, const double* s
                       std::vector<char>& out);
 // The reverse: writes such arrays into `to` at [offset, offset + count).
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
-// The same, device to device, without the host: positions of `from`'s particles idx, shifted,
-// written into `to` at [offset, offset + count) (both stores on the same backend and device).
-void copy_shifted(const ParticleStore& from, IndexList& idx, const double* shift, ParticleStore& to,
-                  std::size_t offset);
 // Masses and types of `from`'s particles idx into `to` at offset (host bytes in between).
 void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out);
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
@@ -155,13 +151,9 @@ void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_
 void append_records(ParticleStore& s, const char* records, std::size_t count);
 void move_particles(ParticleStore& s, const std::uint32_t* dst, const std::uint32_t* src,
                     std::size_t count);
-void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-              std::vector<std::uint8_t>& codes);
 void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                       const double* shift, std::vector<char>& out);
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
-void copy_shifted(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                  const double* shift, ParticleStore& to, std::size_t offset);
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out);
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);

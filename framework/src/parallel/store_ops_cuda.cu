@@ -98,16 +98,6 @@ __global__ void move_kernel(ParticleView<Real, Dim> p, const std::uint32_t* dst,
   }
 }
 
-template <class Real>
-__global__ void classify_kernel(const Real* x, std::size_t begin, std::size_t count, Slab slab,
-                                std::uint8_t* codes) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x) {
-    double u = double(x[begin + k]) - slab.centre;
-    if (slab.period > 0) u -= slab.period * rint(u / slab.period);
-    codes[k] = std::uint8_t((u < slab.lo ? 1 : 0) | (u >= slab.hi ? 2 : 0));
-  }
-}
 
 // Positions of particles idx, shifted, into out as Dim arrays of count (or into `to` at offset).
 template <class Real, int Dim>
@@ -287,17 +277,6 @@ void move_particles(ParticleStore& s, const std::uint32_t* dst, const std::uint3
   });
 }
 
-void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-              std::vector<std::uint8_t>& codes) {
-  const std::size_t count = end - begin;
-  auto* dev = static_cast<std::uint8_t*>(g_stage.get(count));
-  visit(s, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    classify_kernel<Real><<<blocks_for(count), kThreads>>>(p.x[slab.axis], begin, count, slab, dev);
-    PARDYN_CUDA_CHECK_LAUNCH("classify_kernel");
-  });
-  PARDYN_CUDA_CHECK(cudaMemcpy(codes.data(), dev, count, cudaMemcpyDeviceToHost));
-}
 
 namespace {
 template <class Real, int Dim>
@@ -332,17 +311,6 @@ void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, con
   });
 }
 
-void copy_shifted(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                  const double* shift, ParticleStore& to, std::size_t offset) {
-  if (count == 0) return;
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    const auto q = to.view<Real, Dim>();
-    launch_gather_pos<Real, Dim>(p, idx, count, shift, q.x[0] + offset, q.x[1] + offset,
-                                 Dim == 3 ? q.x[Dim - 1] + offset : nullptr);
-  });
-}
 
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out) {
