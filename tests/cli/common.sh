@@ -19,3 +19,18 @@ expect_error() {
   grep -qF -- "$pattern" <<<"$out" || fail "'$*' did not say: $pattern; output: $out"
   echo "ok: $* -> $pattern"
 }
+
+# Runs a ParaView script through $pv (paraview-run), printing its output. xvfb-run -a can pick the
+# display of an X server that another call is still shutting down ("bad X server connection"): that
+# one failure, and only it, gets a second try after a pause. Usage: pv_run WHAT SCRIPT ARGS...
+pv_run() {
+  local what=$1
+  shift
+  if ! "$pv" "$@" > pv.log 2>&1; then
+    grep -q "bad X server connection" pv.log || { cat pv.log; fail "$what failed"; }
+    echo "X server start race (xvfb-run); $what again"
+    sleep 3
+    "$pv" "$@" > pv.log 2>&1 || { cat pv.log; fail "$what failed twice"; }
+  fi
+  cat pv.log
+}

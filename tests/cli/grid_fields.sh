@@ -36,5 +36,6 @@ interval = 20
 cells = [8, 4]
 TOML
 "$PARDYN" run scenario.toml -q -o out
-"$pv" "$SRC/scripts/paraview/check_fields.py" out/fields.pvd --cells 8,4 --timesteps 3 --particles 256
+pv_run "reading the fields" "$SRC/scripts/paraview/check_fields.py" out/fields.pvd --cells 8,4 \
+  --timesteps 3 --particles 256
 echo "grid_fields: fields.pvd opens in ParaView"
