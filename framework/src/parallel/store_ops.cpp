@@ -459,6 +459,23 @@ double Reference::max_displacement2(const ParticleStore& s, const Box& box) cons
   return worst;
 }
 
+#if defined(PARDYN_HAVE_CUDA)
+// A buffer grown to at least `want` bytes (with room to spare), freed only after the device is done
+// with it.
+template <class Alloc, class Release>
+char* grow(char*& p, std::size_t& have, std::size_t want, Alloc alloc, Release release) {
+  if (want > have) {
+    if (p) {
+      gpu::sync();
+      release(p);
+    }
+    have = want + want / 4 + 256;
+    p = static_cast<char*>(alloc(have));
+  }
+  return p;
+}
+#endif
+
 struct Stage::Impl {
   std::vector<double> host_mem;  // CPU backend: the buffer itself
   char* dev = nullptr;
@@ -483,15 +500,7 @@ char* Stage::device(Backend b, std::size_t bytes) {
     return reinterpret_cast<char*>(m.host_mem.data());
   }
 #if defined(PARDYN_HAVE_CUDA)
-  if (bytes > m.dev_bytes) {
-    if (m.dev) {
-      gpu::sync();
-      gpu::free_device(m.dev);
-    }
-    m.dev_bytes = bytes + bytes / 4 + 256;
-    m.dev = static_cast<char*>(gpu::device_alloc(m.dev_bytes));
-  }
-  return m.dev;
+  return grow(m.dev, m.dev_bytes, bytes, gpu::device_alloc, gpu::free_device);
 #else
   no_cuda();
 #endif
@@ -501,15 +510,7 @@ char* Stage::host(Backend b, std::size_t bytes) {
   Impl& m = *impl_;
   if (b == Backend::Cpu) return device(b, bytes);
 #if defined(PARDYN_HAVE_CUDA)
-  if (bytes > m.pinned_bytes) {
-    if (m.pinned) {
-      gpu::sync();
-      gpu::pinned_free(m.pinned);
-    }
-    m.pinned_bytes = bytes + bytes / 4 + 256;
-    m.pinned = static_cast<char*>(gpu::pinned_alloc(m.pinned_bytes));
-  }
-  return m.pinned;
+  return grow(m.pinned, m.pinned_bytes, bytes, gpu::pinned_alloc, gpu::pinned_free);
 #else
   no_cuda();
 #endif
