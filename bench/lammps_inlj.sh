@@ -49,7 +49,7 @@ for r in $(seq "$rounds"); do
   t=$(grep -m1 "^Loop time" "$work/lammps.out" | awk '{print $4}')
   lmp_runs+=("$(awk -v t="$t" -v s="$steps" 'BEGIN {printf "%.1f", s / t}')")
   for prec in double float; do
-    line=$(OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "${pin[@]}" "${wrap[@]}" "$bench" lj --backend cpu --precision "$prec" \
+    line=$(OMP_NUM_THREADS=2 "${pin[@]}" "${wrap[@]}" "$bench" lj --backend cpu --precision "$prec" \
       --cells 20 --steps "$steps" --skin 0.3 --threads 2 --warmup 0)
     sps=$(sed -E 's/.* ([0-9.]+) steps\/s.*/\1/' <<< "$line")
     if [[ $prec == double ]]; then dbl_runs+=("$sps"); else flt_runs+=("$sps"); fi

@@ -352,14 +352,25 @@ TEST(CellList, BadParametersAreRefusedWithAHint) {
 
 // The builder used directly, as an analysis does: every pair closer than r, from both sides.
 TEST(CellList, BuilderFindsExactlyThePairsWithinRange) {
-  for (int dim : {2, 3}) {
+  // Periodic and walled boxes, 2D and 3D, with several particles per cell, so that the builder cuts
+  // cells into slices along x and the runs of slices wrap around the periodic faces.
+  struct Case {
+    int dim;
+    Boundary boundary;
+    double cutoff;
+  };
+  for (const Case& c : {Case{2, Boundary::Periodic, 0.15}, Case{3, Boundary::Periodic, 0.3},
+                        Case{2, Boundary::Wall, 0.15}, Case{3, Boundary::Wall, 0.3}}) {
+    const int dim = c.dim;
+    const bool periodic = c.boundary == Boundary::Periodic;
+    const std::string what = std::to_string(dim) + "D " + (periodic ? "periodic" : "walls");
     const HostParticles hp = random_particles(dim, 1500, 8, 1.0);
-    const Box box = make_box(dim, 1.0, Boundary::Periodic);
+    const Box box = make_box(dim, 1.0, c.boundary);
     ParticleStore s(dim, Precision::Double, host_memory());
     s.upload(hp);
     CellListBuilder b;
     CellListOptions o;
-    o.cutoff = 0.15;
+    o.cutoff = c.cutoff;
     o.skin = 0;
     o.neighbour_list = true;
     b.update(s, box, o);
@@ -374,13 +385,13 @@ TEST(CellList, BuilderFindsExactlyThePairsWithinRange) {
         double r2 = 0;
         for (int d = 0; d < dim; ++d) {
           double dx = hp.x[d][i] - hp.x[d][j];
-          dx -= 2.0 * std::nearbyint(dx / 2.0);
+          if (periodic) dx -= 2.0 * std::nearbyint(dx / 2.0);
           r2 += dx * dx;
         }
         if (r2 < o.cutoff * o.cutoff) want.insert({std::uint32_t(i), std::uint32_t(j)});
       }
-    EXPECT_EQ(got, want) << dim << "D";
-    EXPECT_GT(want.size(), hp.size());
+    EXPECT_EQ(got, want) << what;
+    EXPECT_GT(want.size(), 5 * hp.size()) << what;
     // The half list: every pair once, in the row of its lower slot.
     o.half_list = true;
     b.update(s, box, o);
@@ -396,8 +407,15 @@ TEST(CellList, BuilderFindsExactlyThePairsWithinRange) {
         both.insert({h.order[j], h.order[k]});
         ++entries;
       }
-    EXPECT_EQ(both, want) << dim << "D half";
-    EXPECT_EQ(2 * entries, want.size()) << dim << "D half";
+    EXPECT_EQ(both, want) << what << " half";
+    EXPECT_EQ(2 * entries, want.size()) << what << " half";
+    // The cells published with the list hold exactly their particles, in slot order.
+    for (std::size_t k = 0; k < h.n; ++k) {
+      int cc[3] = {0, 0, 0};
+      for (int d = 0; d < dim; ++d) cc[d] = h.coordinate(hp.x[d][h.order[k]], d);
+      const std::size_t cell = h.cell_index(cc[0], cc[1], cc[2]);
+      EXPECT_TRUE(k >= h.cell_start[cell] && k < h.cell_end[cell]) << what << " slot " << k;
+    }
   }
 }
 

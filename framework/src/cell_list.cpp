@@ -4,20 +4,20 @@
 
 #include <omp.h>
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "cell_list_impl.hpp"
-
-#if defined(__BYTE_ORDER__)
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "the Verlet list build turns eight flag bytes into bits with a little-endian load");
-#endif
 
 namespace pardyn {
 namespace detail {
@@ -85,6 +85,68 @@ bool any_open(const Box& box, int dim) {
   for (int d = 0; d < dim; ++d)
     if (box.boundary[d] == Boundary::Open) return true;
   return false;
+}
+
+// Which of the eight slots jb .. jb + 7 lie closer than sqrt(range2) to xi (minimum image on periodic
+// axes, where L and invL are non-zero): bit t for slot jb + t. xs holds the sorted positions axis by
+// axis, readable up to slot jb + 7.
+template <class Real, int Dim>
+inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Real* L, const Real* invL,
+                           Real range2, std::uint32_t jb) {
+#if defined(__AVX2__) && defined(__FMA__)
+  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  if constexpr (std::is_same_v<Real, float>) {
+    __m256 r2 = _mm256_setzero_ps();
+    for (int d = 0; d < Dim; ++d) {
+      __m256 dx = _mm256_sub_ps(_mm256_set1_ps(xi[d]), _mm256_loadu_ps(xs[d] + jb));
+      const __m256 k = _mm256_round_ps(_mm256_mul_ps(dx, _mm256_set1_ps(invL[d])), kRound);
+      dx = _mm256_fnmadd_ps(_mm256_set1_ps(L[d]), k, dx);
+      r2 = _mm256_fmadd_ps(dx, dx, r2);
+    }
+    return std::uint32_t(
+        _mm256_movemask_ps(_mm256_cmp_ps(r2, _mm256_set1_ps(range2), _CMP_LT_OQ)));
+  } else {
+    std::uint32_t bits = 0;
+    for (int h = 0; h < 2; ++h) {
+      __m256d r2 = _mm256_setzero_pd();
+      for (int d = 0; d < Dim; ++d) {
+        __m256d dx = _mm256_sub_pd(_mm256_set1_pd(xi[d]), _mm256_loadu_pd(xs[d] + jb + 4 * h));
+        const __m256d k = _mm256_round_pd(_mm256_mul_pd(dx, _mm256_set1_pd(invL[d])), kRound);
+        dx = _mm256_fnmadd_pd(_mm256_set1_pd(L[d]), k, dx);
+        r2 = _mm256_fmadd_pd(dx, dx, r2);
+      }
+      bits |= std::uint32_t(_mm256_movemask_pd(
+                  _mm256_cmp_pd(r2, _mm256_set1_pd(range2), _CMP_LT_OQ)))
+              << (4 * h);
+    }
+    return bits;
+  }
+#else
+  std::uint32_t bits = 0;
+  for (int t = 0; t < 8; ++t) {
+    Real r2 = 0;
+    for (int d = 0; d < Dim; ++d) {
+      Real dx = xi[d] - xs[d][jb + t];
+      dx -= L[d] * std::nearbyint(dx * invL[d]);
+      r2 += dx * dx;
+    }
+    bits |= std::uint32_t(r2 < range2) << t;
+  }
+  return bits;
+#endif
+}
+
+// The slice of cell c (coordinate c along axis 0) that x falls in when each cell is cut into `sub`
+// equal slices along axis 0; the same arithmetic as CellList::coordinate, so that slices nest in
+// cells exactly.
+template <class Real>
+inline int slice_of(const CellList& g, Real x, int c, int sub) {
+  Real f = (x - Real(g.origin[0])) * Real(g.inv_width[0]);
+  const int nc = g.cells[0];
+  if (g.periodic[0]) f -= Real(nc) * std::floor(f / Real(nc));
+  const Real s = (f - Real(c)) * Real(sub);
+  const int si = s >= Real(0) ? (s < Real(sub) ? int(s) : sub - 1) : 0;
+  return si;
 }
 
 template <class Real, int Dim>
@@ -155,30 +217,48 @@ private:
     plan_grid(cl, Dim, box, plan, bmin, bmax);
     const std::size_t nc = cl.ncells;
 
-    // Counting sort by cell, stable: slots within a cell keep store order (deterministic).
+    // For the Verlet list build, every cell is cut into `sub_` slices along axis 0 (at most 8, and
+    // never more slices than particles in all): a row of the stencil along axis 0 is then a run of slices only
+    // the range wide either side of a particle's slice instead of three whole cells, which cuts
+    // the distances the build tests by about a third. Slices nest in cells, so sorting by slice
+    // also sorts by cell.
+    sub_ = plan.verlet ? int(std::clamp<std::size_t>(n / std::max<std::size_t>(nc, 1), 1, 8)) : 1;
+    const std::size_t nf = nc * std::size_t(sub_);
+    // Counting sort by slice, stable: slots within a slice keep store order (deterministic).
     key_.resize(n);
     const CellList& g = cl;
+    const int sub = sub_;
 #pragma omp parallel for schedule(static) if (n > 4096)
     for (std::size_t i = 0; i < n; ++i) {
       int c[3] = {0, 0, 0};
       for (int d = 0; d < Dim; ++d) c[d] = g.coordinate(p.x[d][i], d);
-      key_[i] = std::uint32_t(g.cell_index(c[0], c[1], c[2]));
+      const int s = sub > 1 ? slice_of(g, p.x[0][i], c[0], sub) : 0;
+      key_[i] = std::uint32_t(g.cell_index(c[0], c[1], c[2]) * std::size_t(sub) + std::size_t(s));
     }
-    start_.assign(nc, 0);
-    end_.assign(nc, 0);
-    for (std::size_t i = 0; i < n; ++i) ++end_[key_[i]];
+    fstart_.assign(nf, 0);
+    fend_.assign(nf, 0);
+    for (std::size_t i = 0; i < n; ++i) ++fend_[key_[i]];
     std::uint32_t run = 0;
-    for (std::size_t c = 0; c < nc; ++c) {
-      start_[c] = run;
-      run += end_[c];
-      end_[c] = start_[c];
+    for (std::size_t c = 0; c < nf; ++c) {
+      fstart_[c] = run;
+      run += fend_[c];
+      fend_[c] = fstart_[c];
     }
     order_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) order_[end_[key_[i]]++] = std::uint32_t(i);
+    for (std::size_t i = 0; i < n; ++i) order_[fend_[key_[i]]++] = std::uint32_t(i);
+    start_.resize(nc);
+    end_.resize(nc);
+    for (std::size_t c = 0; c < nc; ++c) {
+      start_[c] = fstart_[c * std::size_t(sub)];
+      end_[c] = fend_[c * std::size_t(sub) + std::size_t(sub) - 1];
+    }
+    key_sorted_.resize(n);
+    for (std::size_t k = 0; k < n; ++k) key_sorted_[k] = key_[order_[k]];
     type_.resize(n);
     pos_.resize(n);
     ref_.resize(n);
     for (std::size_t k = 0; k < n; ++k) type_[k] = p.type[order_[k]];
+    one_type_ = std::all_of(type_.begin(), type_.end(), [&](std::int32_t t) { return t == type_[0]; });
     gather(p, box, false);
     std::copy(pos_.begin(), pos_.end(), ref_.begin());
     ++builds_;
@@ -187,72 +267,74 @@ private:
     if (plan.verlet) build_list(cl, box, plan);
   }
 
-  // The Verlet list: for every slot, the slots closer than the range (half: only the higher ones),
-  // in stencil order. One pass with the capacity it has; if a slot has more neighbours than that,
-  // the capacity grows to fit and the pass runs again (never a silent truncation).
+  // The Verlet list: for every slot, the slots closer than the range (half: only the higher ones).
+  // The candidates of a slot are the runs of slices of the 3^(dim-1) rows of cells around it, each
+  // run the range wide either side of its slice (at most two runs per row where the row wraps
+  // around a periodic face); they are tested eight at a time (near8) and the close ones appended.
+  // One pass with the capacity it has; if a slot has more neighbours than that, the capacity grows
+  // to fit and the pass runs again (never a silent truncation).
   void build_list(const CellList& cl, const Box& box, const CellPlan& plan) {
     const std::int64_t n = std::int64_t(order_.size());
     count_.resize(static_cast<std::size_t>(n));
     const auto img = PeriodicImage<Real>::make(box);
     const Real range2 = Real(plan.range * plan.range);
-    constexpr std::uint32_t kChunk = 64;
+    // The positions axis by axis, padded so that eight slots can be read from any slot.
+    for (int d = 0; d < Dim; ++d) {
+      xs_[d].assign(std::size_t(n) + 8, Real(0));
+      for (std::int64_t k = 0; k < n; ++k) xs_[d][std::size_t(k)] = pos_[std::size_t(k)].c[d];
+    }
+    const Real* xs[3] = {xs_[0].data(), Dim > 1 ? xs_[1].data() : nullptr,
+                         Dim > 2 ? xs_[2].data() : nullptr};
+    const int sub = sub_;
+    const int nf0 = cl.cells[0] * sub;  // slices along axis 0
+    // Slices either side of a slot's own that the range can reach (slices are >= range / sub wide).
+    const bool whole_row = cl.periodic[0] && cl.cells[0] < 3;
     for (;;) {
       const std::size_t cap = capacity_;
       nl_.resize(std::size_t(n) * cap);
       std::uint32_t worst = 0;
-      const Rec* pos = pos_.data();
 #pragma omp parallel for schedule(static) reduction(max : worst) if (n > 2048)
       for (std::int64_t k = 0; k < n; ++k) {
-        const Rec xi = pos[k];
-        int c[3] = {0, 0, 0};
-        for (int d = 0; d < Dim; ++d) c[d] = cl.coordinate(xi.c[d], d);
+        Real xi[3] = {0, 0, 0};
+        for (int d = 0; d < Dim; ++d) xi[d] = xs[d][k];
+        const std::uint32_t f = key_sorted_[std::size_t(k)];
+        const int cf = int(f % std::uint32_t(nf0));
+        const std::uint32_t rest = f / std::uint32_t(nf0);
+        int c[3] = {cf / sub, 0, 0};
+        if (Dim > 1) c[1] = int(rest % std::uint32_t(cl.cells[1]));
+        if (Dim > 2) c[2] = int(rest / std::uint32_t(cl.cells[1]));
         std::uint32_t* row = nl_.data() + std::size_t(k) * cap;
         std::uint32_t m = 0;
         int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-        for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], 1, lo[d], hi[d]);
-        // Candidates: slot ranges. The cells of one row along x are contiguous in the sorted order,
-        // so a row's stencil cells form one range unless it wraps around a periodic face.
+        for (int d = 1; d < Dim; ++d) cl.axis_range(d, c[d], 1, lo[d], hi[d]);
         const std::uint32_t first = plan.half ? std::uint32_t(k) + 1 : 0;  // half: j > k only
         auto scan = [&](std::uint32_t sb, std::uint32_t se) {
-          sb = std::max(sb, first);
-          // Distances of a chunk as one SIMD loop, then a bit mask of the close ones, walked bit by
-          // bit: the scalar work is per neighbour found, not per candidate.
-          for (std::uint32_t jb = sb; jb < se; jb += kChunk) {
-            const int len = int(std::min<std::uint32_t>(kChunk, se - jb));
-            alignas(64) std::uint8_t close[kChunk + 8];
-#pragma omp simd
-            for (int t = 0; t < len; ++t) {
-              const Rec& r = pos[jb + t];
-              const Real d0 = img.wrap(xi.c[0] - r.c[0], 0), d1 = img.wrap(xi.c[1] - r.c[1], 1);
-              const Real d2 = Dim == 3 ? img.wrap(xi.c[2] - r.c[2], 2) : Real(0);
-              close[t] = d0 * d0 + d1 * d1 + d2 * d2 < range2;
-            }
-            for (int t = len; t < ((len + 7) & ~7); ++t) close[t] = 0;
-            // Eight 0/1 bytes to eight bits at once: the multiply moves byte i's bit to bit 56 + i.
-            std::uint64_t bits = 0;
-            for (int g = 0; g < len; g += 8) {
-              std::uint64_t w;
-              std::memcpy(&w, close + g, 8);
-              bits |= ((w * 0x0102040810204080ull) >> 56) << g;
-            }
-            if (std::uint32_t(k) >= jb && std::uint32_t(k) < jb + std::uint32_t(len))
-              bits &= ~(std::uint64_t(1) << (std::uint32_t(k) - jb));  // not itself
+          for (std::uint32_t jb = std::max(sb, first); jb < se; jb += 8) {
+            std::uint32_t bits = near8<Real, Dim>(xs, xi, img.L, img.invL, range2, jb);
+            if (se - jb < 8) bits &= (1u << (se - jb)) - 1u;
+            if (std::uint32_t(k) - jb < 8) bits &= ~(1u << (std::uint32_t(k) - jb));  // not itself
             for (; bits; bits &= bits - 1) {
-              if (m < cap) row[m] = jb + std::uint32_t(__builtin_ctzll(bits));
+              if (m < cap) row[m] = jb + std::uint32_t(__builtin_ctz(bits));
               ++m;
             }
           }
         };
         for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
           for (int a1 = lo[1]; a1 <= hi[1]; ++a1) {
-            const int w1 = cl.wrap_cell(a1, 1), w2 = Dim == 3 ? cl.wrap_cell(a2, 2) : 0;
-            if (lo[0] >= 0 && hi[0] < cl.cells[0]) {
-              scan(start_[cl.cell_index(lo[0], w1, w2)], end_[cl.cell_index(hi[0], w1, w2)]);
-            } else {
-              for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-                const std::size_t cc = cl.cell_index(cl.wrap_cell(a0, 0), w1, w2);
-                scan(start_[cc], end_[cc]);
-              }
+            const int w1 = Dim > 1 ? cl.wrap_cell(a1, 1) : 0, w2 = Dim > 2 ? cl.wrap_cell(a2, 2) : 0;
+            const std::size_t base = cl.cell_index(0, w1, w2) * std::size_t(sub);
+            const int xlo = cf - sub, xhi = cf + sub;
+            if (whole_row) {
+              scan(fstart_[base], fend_[base + std::size_t(nf0 - 1)]);
+            } else if (!cl.periodic[0] || (xlo >= 0 && xhi < nf0)) {
+              const int a = std::max(xlo, 0), b = std::min(xhi, nf0 - 1);
+              scan(fstart_[base + std::size_t(a)], fend_[base + std::size_t(b)]);
+            } else if (xlo < 0) {  // wraps below slice 0
+              scan(fstart_[base], fend_[base + std::size_t(xhi)]);
+              scan(fstart_[base + std::size_t(xlo + nf0)], fend_[base + std::size_t(nf0 - 1)]);
+            } else {  // wraps above the last slice
+              scan(fstart_[base], fend_[base + std::size_t(xhi - nf0)]);
+              scan(fstart_[base + std::size_t(xlo)], fend_[base + std::size_t(nf0 - 1)]);
             }
           }
         count_[std::size_t(k)] = m;
@@ -300,6 +382,7 @@ private:
     cl.cell_end = end_.data();
     cl.pos = pos_.data();
     cl.type = type_.data();
+    cl.one_type = one_type_;
     cl.verlet = plan.verlet;
     cl.half = plan.verlet && plan.half;
     cl.nl_count = plan.verlet ? count_.data() : nullptr;
@@ -313,12 +396,15 @@ private:
     cl.builds = builds_;
   }
 
-  std::vector<std::uint32_t> key_, order_, start_, end_, count_, nl_;
+  std::vector<std::uint32_t> key_, key_sorted_, order_, start_, end_, fstart_, fend_, count_, nl_;
+  std::vector<Real> xs_[3];
+  int sub_ = 1;
   std::vector<std::int32_t> type_;
   std::vector<Rec> pos_, ref_;
   std::vector<CellMoment<Real>> mom_;
   std::vector<Real> scratch_;
   int threads_ = 1;
+  bool one_type_ = false;
   std::size_t capacity_ = 0;
   std::uint64_t builds_ = 0;
 };

@@ -77,6 +77,7 @@ struct CellList {
   const std::uint32_t* cell_end = nullptr;    // [ncells] one past its last slot
   const void* pos = nullptr;                  // [n] CellParticle<Real> in the store's precision
   const std::int32_t* type = nullptr;         // [n] types in sorted order
+  bool one_type = false;                      // every particle has the same type (type[0])
 
   // --- the Verlet list, in slots: full (each pair from both sides), or with `half` each pair once,
   // in the row of its lower slot (CPU only: traversals then use Newton's third law) ---

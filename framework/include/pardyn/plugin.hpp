@@ -350,7 +350,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 4;
+constexpr std::uint32_t kPluginAbi = 5;
 
 struct PluginDescriptor {
   std::uint32_t abi;

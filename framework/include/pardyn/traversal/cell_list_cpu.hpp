@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
@@ -120,18 +121,27 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
 // for the row's owner and, through a scatter, for its partners into its own slice of cl.scratch;
 // a second pass adds the slices and writes each particle once. The pair's force on j is minus its
 // force on i, as for every pair potential.
+//
+// A row goes in chunks: the chunk's neighbours are copied whole (one 16- or 32-byte record each)
+// into a contiguous buffer, padded to whole vectors with masked copies of the target (no scalar
+// remainder loop), swept by one SIMD loop that leaves each pair's force as a 4-vector, and the
+// forces are scattered onto the partners one vector add each.
 template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
 void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
                         const PeriodicImage<Real>& im) {
   constexpr bool kPerUnitMass = EvaluatorTraits<Eval>::per_unit_mass;
   constexpr int kChunk = 64;
+  constexpr int kLanes = 8;  // chunks are padded to a multiple of this (8 floats, 2 x 4 doubles)
   // Per particle, its sums side by side (one cache line): forces, then energy and virial.
   constexpr int kComp = Energy ? 8 : 4;
+  // A force as one vector (x, y, z, 0): a partner's update is one load, one subtraction, one store.
+  typedef Real Quad __attribute__((vector_size(4 * sizeof(Real))));
   const std::int64_t n = std::int64_t(cl.n);
   const std::size_t stride = std::size_t(kComp) * cl.n;
   Real* const scratch = static_cast<Real*>(cl.scratch);
   const CellParticle<Real>* __restrict pos = cl.positions<Real>();
   const std::int32_t* __restrict type = cl.type;
+  const bool one_type = cl.one_type;
   const int threads = cl.scratch_threads;
 #pragma omp parallel num_threads(threads)
   {
@@ -149,25 +159,36 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
       alignas(64) Real b0[kChunk], b1[kChunk], b2[kChunk], be[kChunk], bw[kChunk];
       alignas(64) CellParticle<Real> nb[kChunk];
       alignas(64) std::int32_t nt[kChunk];
+      // Padding lanes: the target one unit away along x (a finite pair, masked out below).
+      CellParticle<Real> pad = xi;
+      pad.c[0] += Real(1);
+      if (one_type)
+        for (int m = 0; m < kChunk; ++m) nt[m] = ti;
       for (int mb = 0; mb < cnt; mb += kChunk) {
         const int len = cnt - mb < kChunk ? cnt - mb : kChunk;
-        // The chunk's neighbours copied whole (one 16- or 32-byte record each) into a contiguous
-        // buffer: the SIMD loop below then reads it with plain loads and shuffles instead of one
-        // scalar load per coordinate and lane.
-        for (int m = 0; m < len; ++m) {
-          const std::uint32_t j = row[mb + m];
-          nb[m] = pos[j];
-          nt[m] = type[j];
+        const int lenv = (len + kLanes - 1) & ~(kLanes - 1);
+        const std::uint32_t* __restrict js = row + mb;
+        if (one_type) {
+#pragma GCC unroll 4
+          for (int m = 0; m < len; ++m) nb[m] = pos[js[m]];
+        } else {
+          for (int m = 0; m < len; ++m) {
+            nb[m] = pos[js[m]];
+            nt[m] = type[js[m]];
+          }
+          for (int m = len; m < lenv; ++m) nt[m] = ti;
         }
+        for (int m = len; m < lenv; ++m) nb[m] = pad;
 #pragma omp simd reduction(+ : s0, s1, s2, se, sw)
-        for (int m = 0; m < len; ++m) {
+        for (int m = 0; m < lenv; ++m) {
           Real d0, d1, d2, r2, fdivr, e;
           const bool keep =
-              pair_terms<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e);
+              pair_terms<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e) &&
+              m < len;
           const Real f = keep ? (kPerUnitMass ? fdivr * mi : fdivr) : Real(0);  // force / r
           b0[m] = f * d0;
           b1[m] = f * d1;
-          b2[m] = f * d2;
+          b2[m] = Dim == 3 ? f * d2 : Real(0);
           s0 += b0[m];
           s1 += b1[m];
           s2 += b2[m];
@@ -178,14 +199,32 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
             sw += bw[m];
           }
         }
-        for (int m = 0; m < len; ++m) {
-          Real* __restrict Fj = F + std::size_t(row[mb + m]) * kComp;
-          Fj[0] -= b0[m];
-          Fj[1] -= b1[m];
-          if constexpr (Dim == 3) Fj[2] -= b2[m];
-          if constexpr (Energy) {
-            Fj[4] += be[m];
-            Fj[5] += bw[m];
+        // Four pairs at a time: their (x, y, z) rows transposed into one force vector per pair.
+        for (int m = 0; m < len; m += 4) {
+          Quad x, y, z, col[4];
+          std::memcpy(&x, b0 + m, sizeof x);
+          std::memcpy(&y, b1 + m, sizeof y);
+          std::memcpy(&z, b2 + m, sizeof z);
+          const Quad zero = {};
+          const Quad xy01 = __builtin_shufflevector(x, y, 0, 4, 1, 5);
+          const Quad xy23 = __builtin_shufflevector(x, y, 2, 6, 3, 7);
+          const Quad z01 = __builtin_shufflevector(z, zero, 0, 4, 1, 5);
+          const Quad z23 = __builtin_shufflevector(z, zero, 2, 6, 3, 7);
+          col[0] = __builtin_shufflevector(xy01, z01, 0, 1, 4, 5);
+          col[1] = __builtin_shufflevector(xy01, z01, 2, 3, 6, 7);
+          col[2] = __builtin_shufflevector(xy23, z23, 0, 1, 4, 5);
+          col[3] = __builtin_shufflevector(xy23, z23, 2, 3, 6, 7);
+          const int q = len - m < 4 ? len - m : 4;
+          for (int t = 0; t < q; ++t) {
+            Real* Fj = F + std::size_t(js[m + t]) * kComp;
+            Quad a;
+            std::memcpy(&a, Fj, sizeof a);
+            a -= col[t];
+            std::memcpy(Fj, &a, sizeof a);
+            if constexpr (Energy) {
+              Fj[4] += be[m + t];
+              Fj[5] += bw[m + t];
+            }
           }
         }
       }
