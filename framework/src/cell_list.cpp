@@ -88,10 +88,10 @@ bool any_open(const Box& box, int dim) {
 }
 
 // Which of the eight slots jb .. jb + 7 lie closer than sqrt(range2) to xi (minimum image on periodic
-// axes, where L and invL are non-zero): bit t for slot jb + t. xs holds the sorted positions axis by
-// axis, readable up to slot jb + 7.
+// axes: img.wrap, written out in vector form for AVX2): bit t for slot jb + t. xs holds the sorted
+// positions axis by axis, readable up to slot jb + 7.
 template <class Real, int Dim>
-inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Real* L, const Real* invL,
+inline std::uint32_t near8(const Real* const* xs, const Real* xi, const PeriodicImage<Real>& img,
                            Real range2, std::uint32_t jb) {
 #if defined(__AVX2__) && defined(__FMA__)
   constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -99,8 +99,8 @@ inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Real* L,
     __m256 r2 = _mm256_setzero_ps();
     for (int d = 0; d < Dim; ++d) {
       __m256 dx = _mm256_sub_ps(_mm256_set1_ps(xi[d]), _mm256_loadu_ps(xs[d] + jb));
-      const __m256 k = _mm256_round_ps(_mm256_mul_ps(dx, _mm256_set1_ps(invL[d])), kRound);
-      dx = _mm256_fnmadd_ps(_mm256_set1_ps(L[d]), k, dx);
+      const __m256 k = _mm256_round_ps(_mm256_mul_ps(dx, _mm256_set1_ps(img.invL[d])), kRound);
+      dx = _mm256_fnmadd_ps(_mm256_set1_ps(img.L[d]), k, dx);
       r2 = _mm256_fmadd_ps(dx, dx, r2);
     }
     return std::uint32_t(
@@ -111,8 +111,9 @@ inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Real* L,
       __m256d r2 = _mm256_setzero_pd();
       for (int d = 0; d < Dim; ++d) {
         __m256d dx = _mm256_sub_pd(_mm256_set1_pd(xi[d]), _mm256_loadu_pd(xs[d] + jb + 4 * h));
-        const __m256d k = _mm256_round_pd(_mm256_mul_pd(dx, _mm256_set1_pd(invL[d])), kRound);
-        dx = _mm256_fnmadd_pd(_mm256_set1_pd(L[d]), k, dx);
+        const __m256d k =
+            _mm256_round_pd(_mm256_mul_pd(dx, _mm256_set1_pd(img.invL[d])), kRound);
+        dx = _mm256_fnmadd_pd(_mm256_set1_pd(img.L[d]), k, dx);
         r2 = _mm256_fmadd_pd(dx, dx, r2);
       }
       bits |= std::uint32_t(_mm256_movemask_pd(
@@ -126,8 +127,7 @@ inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Real* L,
   for (int t = 0; t < 8; ++t) {
     Real r2 = 0;
     for (int d = 0; d < Dim; ++d) {
-      Real dx = xi[d] - xs[d][jb + t];
-      dx -= L[d] * std::nearbyint(dx * invL[d]);
+      const Real dx = img.wrap(xi[d] - xs[d][jb + t], d);
       r2 += dx * dx;
     }
     bits |= std::uint32_t(r2 < range2) << t;
@@ -136,17 +136,13 @@ inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Real* L,
 #endif
 }
 
-// The slice of cell c (coordinate c along axis 0) that x falls in when each cell is cut into `sub`
-// equal slices along axis 0; the same arithmetic as CellList::coordinate, so that slices nest in
-// cells exactly.
+// The slice, of `sub` equal slices along a cell, that a particle `within` the cell lies in (within:
+// its grid position minus the cell's coordinate, in [0, 1) except for particles clamped into an
+// edge cell).
 template <class Real>
-inline int slice_of(const CellList& g, Real x, int c, int sub) {
-  Real f = (x - Real(g.origin[0])) * Real(g.inv_width[0]);
-  const int nc = g.cells[0];
-  if (g.periodic[0]) f -= Real(nc) * std::floor(f / Real(nc));
-  const Real s = (f - Real(c)) * Real(sub);
-  const int si = s >= Real(0) ? (s < Real(sub) ? int(s) : sub - 1) : 0;
-  return si;
+inline int slice_of(Real within, int sub) {
+  const Real s = within * Real(sub);
+  return s >= Real(0) ? (s < Real(sub) ? int(s) : sub - 1) : 0;
 }
 
 template <class Real, int Dim>
@@ -231,8 +227,10 @@ private:
 #pragma omp parallel for schedule(static) if (n > 4096)
     for (std::size_t i = 0; i < n; ++i) {
       int c[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) c[d] = g.coordinate(p.x[d][i], d);
-      const int s = sub > 1 ? slice_of(g, p.x[0][i], c[0], sub) : 0;
+      const Real f0 = g.grid_position(p.x[0][i], 0);
+      c[0] = g.cell_at(f0, 0);
+      for (int d = 1; d < Dim; ++d) c[d] = g.coordinate(p.x[d][i], d);
+      const int s = sub > 1 ? slice_of(f0 - Real(c[0]), sub) : 0;
       key_[i] = std::uint32_t(g.cell_index(c[0], c[1], c[2]) * std::size_t(sub) + std::size_t(s));
     }
     fstart_.assign(nf, 0);
@@ -280,14 +278,16 @@ private:
     const Real range2 = Real(plan.range * plan.range);
     // The positions axis by axis, padded so that eight slots can be read from any slot.
     for (int d = 0; d < Dim; ++d) {
-      xs_[d].assign(std::size_t(n) + 8, Real(0));
+      xs_[d].resize(std::size_t(n) + 8);
       for (std::int64_t k = 0; k < n; ++k) xs_[d][std::size_t(k)] = pos_[std::size_t(k)].c[d];
+      std::fill(xs_[d].begin() + n, xs_[d].end(), Real(0));
     }
     const Real* xs[3] = {xs_[0].data(), Dim > 1 ? xs_[1].data() : nullptr,
                          Dim > 2 ? xs_[2].data() : nullptr};
     const int sub = sub_;
     const int nf0 = cl.cells[0] * sub;  // slices along axis 0
-    // Slices either side of a slot's own that the range can reach (slices are >= range / sub wide).
+    // The range reaches `sub` slices either side of a slot's own (slices are >= range / sub wide);
+    // a periodic axis 0 with fewer than 3 cells is scanned whole, each slot once.
     const bool whole_row = cl.periodic[0] && cl.cells[0] < 3;
     for (;;) {
       const std::size_t cap = capacity_;
@@ -310,7 +310,7 @@ private:
         const std::uint32_t first = plan.half ? std::uint32_t(k) + 1 : 0;  // half: j > k only
         auto scan = [&](std::uint32_t sb, std::uint32_t se) {
           for (std::uint32_t jb = std::max(sb, first); jb < se; jb += 8) {
-            std::uint32_t bits = near8<Real, Dim>(xs, xi, img.L, img.invL, range2, jb);
+            std::uint32_t bits = near8<Real, Dim>(xs, xi, img, range2, jb);
             if (se - jb < 8) bits &= (1u << (se - jb)) - 1u;
             if (std::uint32_t(k) - jb < 8) bits &= ~(1u << (std::uint32_t(k) - jb));  // not itself
             for (; bits; bits &= bits - 1) {

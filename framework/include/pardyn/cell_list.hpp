@@ -121,9 +121,21 @@ struct CellList {
   // (a particle beyond the grid's edge goes to the edge cell, which keeps every pair within reach).
   template <class Real>
   PARDYN_HD int coordinate(Real x, int d) const {
+    return cell_at(grid_position(x, d), d);
+  }
+  // Position x along axis d in cell widths from the grid's origin, wrapped into [0, cells) on
+  // periodic axes, not clamped elsewhere.
+  template <class Real>
+  PARDYN_HD Real grid_position(Real x, int d) const {
     Real f = (x - Real(origin[d])) * Real(inv_width[d]);
     const int nc = cells[d];
     if (periodic[d]) f -= Real(nc) * floor(f / Real(nc));
+    return f;
+  }
+  // The cell coordinate of grid position f along axis d, clamped into the grid.
+  template <class Real>
+  PARDYN_HD int cell_at(Real f, int d) const {
+    const int nc = cells[d];
     // Clamp in floating point first so that a far-away particle cannot overflow the int (and a NaN
     // lands in cell 0 instead of anywhere).
     f = f >= Real(0) ? f : Real(0);

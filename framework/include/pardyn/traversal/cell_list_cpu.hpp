@@ -148,6 +148,12 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
     const Eval ev = ev_shared;  // per thread, as in verlet_forces
     Real* __restrict F = scratch + std::size_t(omp_get_thread_num()) * stride;
     std::fill(F, F + stride, Real(0));  // only this thread writes here
+    alignas(64) Real b0[kChunk], b1[kChunk], b2[kChunk], be[kChunk], bw[kChunk];
+    alignas(64) CellParticle<Real> nb[kChunk];
+    alignas(64) std::int32_t nt[kChunk];
+    // One type: every partner's type is that type, once for all rows.
+    if (one_type && n > 0)
+      for (int m = 0; m < kChunk; ++m) nt[m] = type[0];
 #pragma omp for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
       const CellParticle<Real> xi = pos[k];
@@ -156,14 +162,9 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
       const std::uint32_t* __restrict row = cl.nl + std::size_t(k) * cl.nl_row;
       const int cnt = int(cl.nl_count[k]);
       Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
-      alignas(64) Real b0[kChunk], b1[kChunk], b2[kChunk], be[kChunk], bw[kChunk];
-      alignas(64) CellParticle<Real> nb[kChunk];
-      alignas(64) std::int32_t nt[kChunk];
       // Padding lanes: the target one unit away along x (a finite pair, masked out below).
       CellParticle<Real> pad = xi;
       pad.c[0] += Real(1);
-      if (one_type)
-        for (int m = 0; m < kChunk; ++m) nt[m] = ti;
       for (int mb = 0; mb < cnt; mb += kChunk) {
         const int len = cnt - mb < kChunk ? cnt - mb : kChunk;
         const int lenv = (len + kLanes - 1) & ~(kLanes - 1);
