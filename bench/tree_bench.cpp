@@ -104,7 +104,7 @@ HostParticles forces(const HostParticles& in, Backend b, Precision prec, const s
   ops->zero_forces(s, false, false);
   ForceRequest req;
   req.box = &run.box;
-  sch->update(s, run.box, pot->cutoff());
+  sch->update(s, run.box, pot->reach());
   pot->compute(s, sch->neighbourhood(), req);
   HostParticles out;
   s.download(out, ParticleStore::kAcceleration);
@@ -359,7 +359,7 @@ void speed(const Opts& o) {
     ops->zero_forces(s, false, false);
     if (tb) sync(o.backend);
     const double t0 = now();
-    sch->update(s, run.box, pot->cutoff());
+    sch->update(s, run.box, pot->reach());
     if (tb) {
       sync(o.backend);
       *tb = now() - t0;

@@ -94,7 +94,7 @@ struct Rig {
     ForceRequest req;
     req.energy = req.virial = energy;
     req.box = &run.box;
-    scheme->update(*store, run.box, pot->cutoff());
+    scheme->update(*store, run.box, pot->reach());
     pot->compute(*store, scheme->neighbourhood(), req);
     HostParticles out(run.dim);
     store->download(out);

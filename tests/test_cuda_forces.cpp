@@ -57,7 +57,7 @@ Forces forces(Backend backend, const std::string& potential, const std::string& 
   ForceRequest req;
   req.energy = req.virial = true;
   req.box = &run.box;
-  scheme->update(s, run.box, pot->cutoff());
+  scheme->update(s, run.box, pot->reach());
   pot->compute(s, scheme->neighbourhood(), req);
   Forces f;
   s.download(f.hp);

@@ -45,7 +45,7 @@ Forces forces(const std::string& law, const std::string& params, const HostParti
   ForceRequest req;
   req.energy = req.virial = true;
   req.box = &run.box;
-  scheme->update(s, run.box, pot->cutoff());
+  scheme->update(s, run.box, pot->reach());
   pot->compute(s, scheme->neighbourhood(), req);
   Forces f;
   s.download(f.hp);

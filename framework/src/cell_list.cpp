@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cell_list_impl.hpp"
+#include "cell_pyramid.hpp"
 
 namespace pardyn {
 namespace detail {
@@ -45,6 +46,7 @@ void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, cons
     double vol = 1;
     for (int d = 0; d < dim; ++d) vol *= std::max(extent[d], 1e-6 * big + 1e-300);
     w = std::pow(vol / std::max(1.0, plan.target_cells), 1.0 / dim);
+    w = std::max(w, plan.floor_width);
   }
   // A small margin keeps a pair at exactly the range from straddling two cells by rounding.
   const double weff = w * (1 + 1e-5);
@@ -156,7 +158,7 @@ public:
     bool rebuild = plan.force || order_.size() != n;
     if (!rebuild) rebuild = gather(p, box, plan.verlet) > plan.half_skin2;
     if (rebuild) build(p, box, plan, cl);
-    if (plan.far) moments(cl);
+    if (plan.far) moments(cl, plan);
     publish(cl, plan);
     return rebuild;
   }
@@ -345,25 +347,30 @@ private:
     }
   }
 
-  void moments(const CellList& cl) {
+  // The far zones' pyramid: level 0 from the particles, each level above from the one below.
+  void moments(CellList& cl, const CellPlan& plan) {
+    constexpr int NQ = kQuadTerms<Dim>;
+    plan_pyramid(cl, plan.rings);
+    mom_.resize(cl.pyramid_cells);
+    quad_.resize(plan.quadrupole ? cl.pyramid_cells * NQ : 0);
+    Real* quad = plan.quadrupole ? quad_.data() : nullptr;
     const std::int64_t nc = std::int64_t(cl.ncells);
-    mom_.resize(std::size_t(nc));
 #pragma omp parallel for schedule(static) if (nc > 256)
     for (std::int64_t c = 0; c < nc; ++c) {
-      double m = 0, mx[3] = {0, 0, 0};
-      for (std::uint32_t k = start_[c]; k < end_[c]; ++k) {
-        const double mk = double(pos_[k].c[Dim]);
-        m += mk;
-        for (int d = 0; d < Dim; ++d) mx[d] += mk * double(pos_[k].c[d]);
-      }
-      // An empty cell sits at its geometric centre (its mass is 0: it must only stay far away).
-      const std::int64_t cc[3] = {c % cl.cells[0], (c / cl.cells[0]) % cl.cells[1],
-                                  c / (std::int64_t(cl.cells[0]) * cl.cells[1])};
-      CellMoment<Real> r{};
-      for (int d = 0; d < Dim; ++d)
-        r.c[d] = m > 0 ? Real(mx[d] / m) : Real(cl.origin[d] + (double(cc[d]) + 0.5) * cl.width[d]);
-      r.c[Dim] = Real(m);
-      mom_[std::size_t(c)] = r;
+      int i[3];
+      level_cell_coords(std::size_t(c), cl.level_cells[0], i);
+      double ref[3];
+      level_cell_centre<Dim>(cl, 0, i, ref);
+      CellSums<Dim> sums;
+      for (std::uint32_t k = start_[c]; k < end_[c]; ++k) sums.add_particle(pos_[k], ref);
+      sums.finish(ref, mom_[std::size_t(c)], quad ? quad + NQ * std::size_t(c) : nullptr);
+    }
+    for (int l = 1; l < cl.levels; ++l) {
+      const std::int64_t n = std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] *
+                             cl.level_cells[l][2];
+#pragma omp parallel for schedule(static) if (n > 256)
+      for (std::int64_t c = 0; c < n; ++c)
+        coarsen_cell<Real, Dim>(cl, l, std::size_t(c), mom_.data(), quad);
     }
   }
 
@@ -393,6 +400,7 @@ private:
     cl.far = plan.far;
     cl.near = plan.near;
     cl.cell_mom = plan.far ? mom_.data() : nullptr;
+    cl.cell_quad = plan.far && plan.quadrupole ? quad_.data() : nullptr;
     cl.builds = builds_;
   }
 
@@ -402,6 +410,7 @@ private:
   std::vector<std::int32_t> type_;
   std::vector<Rec> pos_, ref_;
   std::vector<CellMoment<Real>> mom_;
+  std::vector<Real> quad_;
   std::vector<Real> scratch_;
   int threads_ = 1;
   bool one_type_ = false;
@@ -502,8 +511,17 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
                     "wall");
     plan.verlet = false;
     plan.range = std::numeric_limits<double>::infinity();
+    if (opt.rings < 1 || 2 * opt.rings < opt.near)
+      throw Error("cell_list: rings must be at least 1 and at least near / 2 (got rings = " +
+                  std::to_string(opt.rings) + ", near = " + std::to_string(opt.near) + ")");
+    plan.rings = opt.rings;
+    plan.quadrupole = opt.quadrupole;
     plan.min_width = opt.cell_size;
-    plan.target_cells = std::sqrt(std::pow(2.0 * opt.near + 1, dim) * double(s.size()));
+    // Without a cell size: about kFarParticlesPerCell particles a cell (the pyramid makes the far
+    // work grow only with log(cells), so small cells cost little), but wide enough that `near`
+    // rings hold the law's short range.
+    plan.target_cells = double(s.size()) / detail::kFarParticlesPerCell(dim);
+    plan.floor_width = opt.short_range > 0 ? opt.short_range / opt.near : 0;
   } else {
     plan.verlet = opt.neighbour_list;
     plan.half = plan.verlet && opt.half_list && s.backend() == Backend::Cpu;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cell_list_impl.hpp"
+#include "cell_pyramid.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
@@ -184,33 +185,34 @@ __global__ void cell_verlet(CellList g, PeriodicImage<Real> img, Real range2, st
   atomicMax(worst, m);
 }
 
-// Mass and centre of mass of each cell: one warp per cell, sums in double.
+// Level 0 of the far zones' pyramid: mass, centre of mass and second moments of each cell from its
+// particles, one warp per cell, sums in double (cell_pyramid.hpp).
 template <class Real, int Dim>
-__global__ void cell_moments(CellList g, CellMoment<Real>* mom) {
+__global__ void cell_moments(CellList g, CellMoment<Real>* mom, Real* quad) {
+  constexpr int NQ = kQuadTerms<Dim>;
   const std::size_t c = (blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (c >= g.ncells) return;
   const CellParticle<Real>* pos = g.positions<Real>();
-  double m = 0, mx[3] = {0, 0, 0};
-  for (std::uint32_t k = g.cell_start[c] + lane; k < g.cell_end[c]; k += 32) {
-    const CellParticle<Real> r = pos[k];
-    const double mk = double(r.c[Dim]);
-    m += mk;
-    for (int d = 0; d < Dim; ++d) mx[d] += mk * double(r.c[d]);
-  }
+  int i[3];
+  level_cell_coords(c, g.level_cells[0], i);
+  double ref[3];
+  level_cell_centre<Dim>(g, 0, i, ref);
+  CellSums<Dim> s;
+  for (std::uint32_t k = g.cell_start[c] + lane; k < g.cell_end[c]; k += 32) s.add_particle(pos[k], ref);
   for (int o = 16; o > 0; o /= 2) {
-    m += __shfl_xor_sync(0xffffffffu, m, o);
-    for (int d = 0; d < Dim; ++d) mx[d] += __shfl_xor_sync(0xffffffffu, mx[d], o);
+    s.m += __shfl_xor_sync(0xffffffffu, s.m, o);
+    for (int d = 0; d < Dim; ++d) s.mx[d] += __shfl_xor_sync(0xffffffffu, s.mx[d], o);
+    for (int q = 0; q < NQ; ++q) s.mxx[q] += __shfl_xor_sync(0xffffffffu, s.mxx[q], o);
   }
-  if (lane == 0) {
-    const int cc[3] = {int(c % g.cells[0]), int((c / g.cells[0]) % g.cells[1]),
-                       int(c / (std::size_t(g.cells[0]) * g.cells[1]))};
-    CellMoment<Real> r{};
-    for (int d = 0; d < Dim; ++d)
-      r.c[d] = m > 0 ? Real(mx[d] / m) : Real(g.origin[d] + (cc[d] + 0.5) * g.width[d]);
-    r.c[Dim] = Real(m);
-    mom[c] = r;
-  }
+  if (lane == 0) s.finish(ref, mom[c], quad ? quad + NQ * c : nullptr);
+}
+
+// Level l >= 1 of the pyramid from level l - 1: one thread per cell.
+template <class Real, int Dim>
+__global__ void cell_coarsen(CellList g, int l, std::size_t n, CellMoment<Real>* mom, Real* quad) {
+  const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (c < n) coarsen_cell<Real, Dim>(g, l, c, mom, quad);
 }
 
 bool any_open(const Box& box, int dim) {
@@ -248,11 +250,21 @@ public:
     }
     if (rebuild) build(p, box, plan, cl);
     if (plan.far) {
-      mom_.reserve(cl.ncells, "cell centres of mass");
-      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
+      constexpr int NQ = kQuadTerms<Dim>;
+      plan_pyramid(cl, plan.rings);
+      mom_.reserve(cl.pyramid_cells, "cell pyramid moments");
+      Real* quad = plan.quadrupole ? quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles")
+                                   : nullptr;
       publish(cl, plan);
-      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get());
+      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
+      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
       PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
+      for (int l = 1; l < cl.levels; ++l) {
+        const std::size_t nl = std::size_t(cl.level_cells[l][0]) * cl.level_cells[l][1] *
+                               cl.level_cells[l][2];
+        cell_coarsen<Real, Dim><<<blocks_for(nl), kThreads>>>(cl, l, nl, mom_.get(), quad);
+        PARDYN_CUDA_CHECK_LAUNCH("cell_coarsen");
+      }
     }
     publish(cl, plan);
     return rebuild;
@@ -365,6 +377,7 @@ private:
     cl.far = plan.far;
     cl.near = plan.near;
     cl.cell_mom = plan.far ? mom_.get() : nullptr;
+    cl.cell_quad = plan.far && plan.quadrupole ? quad_.get() : nullptr;
     cl.builds = builds_;
   }
 
@@ -373,6 +386,7 @@ private:
   DeviceArray<Rec> pos_, ref_;
   DeviceArray<std::int32_t> type_;
   DeviceArray<CellMoment<Real>> mom_;
+  DeviceArray<Real> quad_;
   DeviceArray<double> bounds_;
   DeviceArray<unsigned char> temp_;
   HostWords host_;

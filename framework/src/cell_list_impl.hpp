@@ -20,9 +20,15 @@ struct CellPlan {
   double half_skin2 = 0;    // rebuild when some particle moved more than this (squared)
   double min_width = 0;     // smallest cell edge (0: derive it from target_cells)
   double target_cells = 0;  // far zones without cell_size: cells wanted
+  double floor_width = 0;   // far zones without cell_size: the smallest cell edge
   int near = 1;
+  int rings = 2;            // far zones: the pyramid's rings (CellList::rings)
+  bool quadrupole = true;   // far zones: cells' second moments too
   std::size_t max_cells = 0;
 };
+
+// Far zones without a cell size: particles per level-0 cell wanted.
+constexpr double kFarParticlesPerCell(int) { return 8.0; }
 
 // Fills cl's grid (cells, origin, width, periodic, ncells) for the plan, the box and, for open
 // axes, the particles' bounding box [bmin, bmax].

@@ -25,6 +25,8 @@ Progress::Progress(std::uint64_t total, bool quiet)
     : total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)),
       start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
+void Progress::start() { start_ = last_draw_ = std::chrono::steady_clock::now(); }
+
 double Progress::steps_per_second() const {
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return el > 0 ? double(last_step_) / el : 0.0;

@@ -494,7 +494,7 @@ void Simulation::compute_forces() {
       ForceRequest wreq = req;
       wreq.box = &domain_->work_box();
       backend_.ops->zero_forces(w, need_energy_, need_energy_);
-      f.scheme->update(w, domain_->work_box(), f.potential->cutoff());
+      f.scheme->update(w, domain_->work_box(), f.potential->reach());
       mark(1);
       f.potential->compute(w, f.scheme->neighbourhood(), wreq);
       mark(2);
@@ -504,7 +504,7 @@ void Simulation::compute_forces() {
     } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
       ring_->compute(*f.potential, *store_, req, time_ring_);
     } else {
-      f.scheme->update(*store_, run_.box, f.potential->cutoff());
+      f.scheme->update(*store_, run_.box, f.potential->reach());
       mark(1);
       f.potential->compute(*store_, f.scheme->neighbourhood(), req);
       mark(2);
@@ -642,6 +642,7 @@ void Simulation::run() {
     step_ = 0;
     observe(scenario_.steps == 0);
     const auto loop_start = std::chrono::steady_clock::now();
+    progress_->start();
     const double dt_max = integrator_->dt();
     const bool control = scenario_.dt_acceleration && !integrator_->adaptive();
     const double end_time = scenario_.end_time;

@@ -7,7 +7,7 @@ namespace {
 
 class AllPairs final : public Scheme {
 public:
-  void update(ParticleStore&, const Box&, double) override {}
+  void update(ParticleStore&, const Box&, const Reach&) override {}
   Neighbourhood neighbourhood() const override { return {NeighbourhoodKind::AllPairs, nullptr}; }
 };
 

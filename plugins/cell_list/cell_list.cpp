@@ -18,12 +18,15 @@ public:
     opt_.neighbour_list = opt_.skin > 0;
     opt_.cell_size = p.real("cell_size");
     opt_.near = int(p.integer("near"));
+    opt_.rings = int(p.integer("rings"));
+    opt_.quadrupole = p.boolean("quadrupole");
     opt_.max_cells = std::size_t(p.integer("max_cells"));
     opt_.half_list = p.boolean("newton");
     context_ = p.context;
   }
-  void update(ParticleStore& s, const Box& box, double cutoff) override {
-    opt_.cutoff = cutoff;
+  void update(ParticleStore& s, const Box& box, const Reach& reach) override {
+    opt_.cutoff = reach.cutoff;
+    opt_.short_range = reach.short_range;
     try {
       builder_.update(s, box, opt_);
     } catch (const Error& e) {
@@ -59,9 +62,11 @@ void register_cell_list(Registrar& r) {
       "Periodic axes use the minimum image; walled axes span the box;\n"
       "open axes span the particles' bounding box (the cell count is capped by max_cells).\n"
       "Long-range laws with a far-field form (gravity, log, soft_gas) use far zones: particles in\n"
-      "the `near` rings of cells around a particle's cell interact exactly, every other cell acts\n"
-      "through its mass at its centre of mass (not periodic axes). See docs/cell-list.md for the\n"
-      "error of far zones against all_pairs.";
+      "the `near` rings of cells around a particle's cell interact exactly (and must cover a\n"
+      "law's short range), the rest through a pyramid of cells, each level halving the cells per\n"
+      "axis: a level acts through its cells' mass, centre of mass and (quadrupole = true) second\n"
+      "moments on targets more than `rings` of its cells away, so the cost grows as N log N.\n"
+      "Open or walled axes only. Force errors against all_pairs: docs/cell-list.md.";
   f.backends = kCpu | kCuda;
   f.schema
       .real(
@@ -70,13 +75,21 @@ void register_cell_list(Registrar& r) {
           "a particle has moved more than skin/2; 0: no list (cell stencil at every evaluation)",
           0.0)
       .real("cell_size", 0.0, "length",
-            "cell edge; 0: cut-off + skin, or for long-range laws about sqrt((2 near + 1)^dim N) "
-            "cells over the box. Must be at least cut-off + skin",
+            "cell edge; 0: cut-off + skin, or for long-range laws about 8 particles a cell (at "
+            "least the law's short range / near). Must be at least cut-off + skin",
             0.0)
       .integer("near", 1,
                "far zones (long-range laws): rings of cells around a particle's cell whose "
-               "particles interact exactly; the rest act through their centres of mass",
+               "particles interact exactly; the rest act through the cell pyramid",
                1.0, 64.0)
+      .integer("rings", 2,
+               "far zones: at each level of the cell pyramid, rings of cells around the target's "
+               "cell left to the finer levels (an opening criterion: larger is more accurate and "
+               "slower; at least near / 2)",
+               1.0, 16.0)
+      .boolean("quadrupole", true,
+               "far zones: cells act with their second moments too (else mass and centre of mass "
+               "only)")
       .boolean("newton", true,
                "CPU backend: list each pair once and apply Newton's third law (false: a full list, "
                "each pair computed from both sides; the GPU always uses a full list)")

@@ -14,7 +14,8 @@ public:
     tree_.quadrupole = p.quadrupole;
   }
 
-  void update(ParticleStore& s, const Box& box, double) override {
+  void update(ParticleStore& s, const Box& box, const Reach& reach) override {
+    params_.short_range = reach.short_range;
     if (box.any_periodic(s.dim())) throw Error(tree_periodic_message());
     if (!builder_ || built_for_ != s.backend()) {
       if (s.backend() == Backend::Cuda) {
@@ -53,8 +54,10 @@ void register_tree(Registrar& r) {
       "opened, and leaves interact particle by particle with the law's exact pair form. Targets\n"
       "walk the tree in groups of up to 32 neighbours (a node or sibling nodes; the group's\n"
       "bounding box is tested), so every target is at least as accurate as with its own walk.\n"
-      "Needs a law with a far-field form (gravity, log); open or wall boundaries only. Accuracy\n"
-      "and speed: docs/tree.md.";
+      "Needs a law with a far-field form (gravity, log, soft_gas); a law with a short-range part\n"
+      "(soft_gas) also opens every node that could hold a particle within its short-range radius\n"
+      "of a target, so that part stays exact. Open or wall boundaries only. Accuracy and speed:\n"
+      "docs/tree.md.";
   f.schema
       .real("theta", 0.5, "1",
             "opening angle: smaller is more accurate and slower (forces converge to all_pairs as "

@@ -22,6 +22,9 @@ struct TreeParams {
   double theta = 0.5;
   bool quadrupole = true;
   int leaf_size = 16;
+  // The law's short-range radius (Reach::short_range, 0: none): a node is used as a whole only
+  // where none of its particles can be closer than this to the target.
+  double short_range = 0;
 };
 
 // The builders behind the scheme: one per backend. build() rebuilds everything from the store's
@@ -47,6 +50,7 @@ struct Frame {
   double lo[3] = {0, 0, 0};
   double side = 1;
   double theta = 0.5;
+  double short_range = 0;
 };
 
 PARDYN_HD PARDYN_INLINE std::uint64_t spread3(std::uint64_t v) {
@@ -278,7 +282,19 @@ PARDYN_HD PARDYN_INLINE void moments(int node, const TreeLinks* links, const std
   }
   double delta2 = 0;
   for (int d = 0; d < Dim; ++d) delta2 += (double(X[d]) - centre[d]) * (double(X[d]) - centre[d]);
-  const double r = edge / f.theta + std::sqrt(delta2);
+  double r = edge / f.theta + std::sqrt(delta2);
+  if (f.short_range > 0) {
+    // Every particle of the node lies in its cell, so within `corner` of the centre of mass: a
+    // target farther than corner + short_range from it is beyond the law's short range for all of
+    // them. The margin covers the rounding of positions to the cell (keys) and of Real.
+    double corner2 = 0;
+    for (int d = 0; d < Dim; ++d) {
+      const double c = std::fabs(double(X[d]) - centre[d]) + 0.5 * edge;
+      corner2 += c * c;
+    }
+    const double need = (std::sqrt(corner2) + f.short_range) * (1 + 1e-5) + 1e-6 * edge;
+    r = r > need ? r : need;
+  }
   rcrit2[node] = Real(r * r);
   for (int d = 0; d < 3; ++d) com[4 * std::size_t(node) + d] = X[d];
   com[4 * std::size_t(node) + 3] = M;

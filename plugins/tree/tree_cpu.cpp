@@ -73,6 +73,7 @@ private:
     }
     Frame f;
     f.theta = prm.theta;
+    f.short_range = prm.short_range;
     double side = 0;
     for (int d = 0; d < Dim; ++d) side = std::max(side, hi[d] - lo[d]);
     side = side > 0 ? side * (1 + 1e-6) : 1.0;

@@ -173,6 +173,7 @@ private:
     PARDYN_CUDA_CHECK(cudaMemcpy(host_mm, mm, 2 * Dim * sizeof(Real), cudaMemcpyDeviceToHost));
     Frame f;
     f.theta = prm.theta;
+    f.short_range = prm.short_range;
     double side = 0;
     for (int d = 0; d < Dim; ++d) {
       const double lo = host_mm[2 * d], hi = host_mm[2 * d + 1];

@@ -17,7 +17,8 @@
 // and at the switch r = 1.9975; U(0) = +140.6.
 //
 // Long range (no cut-off). The far-field form is the long-range term alone, exact for s >= rc^2
-// (short2): phi(s) = (a/2) (ln s - ln rc^2), d1 = a/(2s), d2 = -a/(2s^2), d3 = a/s^3.
+// (short2): phi(s) = (a/2) (ln s - ln rc^2), d1 = a/(2s), d2 = -a/(2s^2), d3 = a/s^3. The tree and
+// the cell list's far zones treat every pair closer than sqrt(rc^2 - eps^2) exactly (Reach).
 #pragma once
 
 #include <cmath>
@@ -102,9 +103,9 @@ struct SoftGas {
         "defaults\n"
         "give r* = 0.995, U* = -0.954 (unit masses); U = 0 at r = 0.614 and r = 1.9975, U(0) = "
         "+140.6.\n"
-        "Long range: scheme \"all_pairs\"; its far-field form (the ln r term) lets the far zones\n"
-        "of \"cell_list\" approximate distant particles (\"tree\" is refused: it could approximate\n"
-        "a node closer than rc). 2D as in the seed; 3D works the same way.\n"
+        "Long range: scheme \"all_pairs\" (exact), or \"cell_list\" (far zones) and \"tree\", which\n"
+        "approximate distant particles by the far-field form (the ln r term) and keep every pair\n"
+        "closer than sqrt(rc^2 - eps^2) exact. 2D as in the seed; 3D works the same way.\n"
         "Example: attraction = 0.01, repulsion = 3.0, core_attraction = 2.99, rc = 2.0, eps = 0.1.";
     f.dims = kDimAll;
     f.schema

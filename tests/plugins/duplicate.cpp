@@ -4,7 +4,7 @@
 namespace {
 class Nothing final : public pardyn::Scheme {
 public:
-  void update(pardyn::ParticleStore&, const pardyn::Box&, double) override {}
+  void update(pardyn::ParticleStore&, const pardyn::Box&, const pardyn::Reach&) override {}
   pardyn::Neighbourhood neighbourhood() const override { return {}; }
 };
 void register_duplicate(pardyn::Registrar& r) {

@@ -92,10 +92,19 @@ struct CellList {
   void* scratch = nullptr;
   int scratch_threads = 0;
 
-  // --- far zones ---
+  // --- far zones: a pyramid of cells (level 0: the grid; each level above halves the cells per
+  // axis, a cell of level l + 1 holding up to 2^dim cells of level l) ---
+  static constexpr int kMaxLevels = 24;
   bool far = false;
-  int near = 1;                    // rings of cells around a particle's cell that interact exactly
-  const void* cell_mom = nullptr;  // [ncells] CellMoment<Real>: centre of mass and mass
+  int near = 1;    // rings of level-0 cells around a particle's cell that interact exactly
+  int rings = 2;   // levels >= 1: rings of cells around the target's cell that the level leaves to
+                   // the levels below (the opening criterion: larger is more accurate)
+  int levels = 0;  // pyramid levels
+  int level_cells[kMaxLevels][3] = {};        // cells per axis of each level
+  std::size_t level_offset[kMaxLevels] = {};  // first cell of level l in cell_mom / cell_quad
+  std::size_t pyramid_cells = 0;              // cells of all levels
+  const void* cell_mom = nullptr;   // [pyramid_cells] CellMoment<Real>: centre of mass and mass
+  const void* cell_quad = nullptr;  // [pyramid_cells][kQuadTerms<dim>] second moments, or null
 
   // --- statistics ---
   std::uint64_t builds = 0;   // rebuilds (sorts) so far
@@ -172,6 +181,9 @@ static_assert(std::is_trivially_copyable_v<CellList>);
 struct CellListOptions {
   // Pairs closer than this are found. Infinity: a long-range law, served by far zones.
   double cutoff = 0;
+  // A long-range law's short-range radius (Reach::short_range): far zones keep every pair closer
+  // than this exact.
+  double short_range = 0;
   // Verlet list range margin (length). The list holds pairs closer than cutoff + skin and is
   // rebuilt when a particle has moved more than skin / 2 since the last build.
   double skin = 0.3;
@@ -187,6 +199,11 @@ struct CellListOptions {
   double cell_size = 0;
   // Far zones: rings of cells around a particle's cell whose particles interact exactly.
   int near = 1;
+  // Far zones, the coarser levels of the pyramid: rings of cells around the target's cell at each
+  // level that are left to the finer levels (CellList::rings).
+  int rings = 2;
+  // Far zones: cells act with their quadrupole moments too (else monopoles only).
+  bool quadrupole = true;
   // Largest number of cells (0: 2 N + 1024). A grid that would need more gets larger cells: a
   // particle flying away on an open axis costs speed, never memory.
   std::size_t max_cells = 0;

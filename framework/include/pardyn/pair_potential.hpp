@@ -35,22 +35,22 @@ public:
       detail::has_short2_of<typename Law::template Evaluator<double>>::value;
 
   // All-pairs always; a cell list for cut-off laws and for long-range laws with a far field (exact
-  // near cells, far cells by their centres of mass); a tree for laws with a far field.
+  // near cells, far cells by their moments); a tree for laws with a far field (a law with a
+  // short-range part too: the tree opens every node that could hold a partner within its
+  // short-range radius, see reach()).
   bool supports(NeighbourhoodKind k) const override {
     switch (k) {
       case NeighbourhoodKind::AllPairs: return true;
       case NeighbourhoodKind::CellList: return Traits::has_cutoff || Traits::has_far_field;
-      // A law with a short-range part besides its far field (soft_gas) would need every node
-      // within that range opened, which the tree's opening criterion does not guarantee.
-      case NeighbourhoodKind::Tree: return Traits::has_far_field && !kHasShortPart;
+      case NeighbourhoodKind::Tree: return Traits::has_far_field;
     }
     return false;
   }
   std::string unsupported_reason(NeighbourhoodKind k) const override {
-    if (k == NeighbourhoodKind::Tree && Traits::has_far_field && kHasShortPart)
+    if (k == NeighbourhoodKind::Tree && Traits::has_cutoff)
       return std::string("potential '") + Law::info().name +
-             "' has a short-range part (short2) that a tree would approximate by its far field; "
-             "use scheme \"cell_list\" (far zones keep the short range exact) or \"all_pairs\"";
+             "' has a cut-off and no far-field form (far() in its evaluator, see "
+             "docs/plugins.md); use scheme \"cell_list\" (or \"all_pairs\")";
     if (k == NeighbourhoodKind::Tree)
       return std::string("potential '") + Law::info().name +
              "' has no far-field form (far() in its evaluator, see docs/plugins.md), so a tree "
@@ -58,6 +58,19 @@ public:
     return std::string("potential '") + Law::info().name +
            "' is long-range without a far-field form; a cell list would cut it off. Use scheme "
            "\"all_pairs\"";
+  }
+
+  // The short-range radius of a law that declares `short2` (pair() equals the far-field form
+  // wherever r^2 + soft2 >= short2): r_s = sqrt(short2 - soft2).
+  Reach reach() const override {
+    Reach r{cutoff(), 0.0};
+    if constexpr (kHasShortPart) {
+      const typename Law::template Evaluator<double> ev(params_);
+      double s2 = double(ev.short2);
+      if constexpr (Traits::has_soft2) s2 -= double(ev.soft2);
+      r.short_range = s2 > 0 ? std::sqrt(s2) : 0.0;
+    }
+    return r;
   }
 
   double cutoff() const override {

@@ -157,6 +157,17 @@ struct SourceBlock {
   const std::int32_t* type = nullptr;  // [n]
 };
 
+// How far a force law reaches, what a scheme is told at every update.
+//   cutoff:      pairs farther apart than this do not interact (infinity: a long-range law);
+//   short_range: a long-range law's short-range radius: beyond it the law equals its far-field
+//                form (soft_gas: the core repulsion acts inside it); 0 when the law has none. A
+//                scheme that approximates distant particles (tree, cell_list far zones) must treat
+//                every pair closer than this exactly.
+struct Reach {
+  double cutoff = std::numeric_limits<double>::infinity();
+  double short_range = 0;
+};
+
 struct ForceRequest {
   bool energy = false;  // fill epot (per-particle potential energy)
   bool virial = false;  // fill virial
@@ -172,6 +183,8 @@ public:
   virtual void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) = 0;
   // Interaction range; infinity for long-range laws.
   virtual double cutoff() const { return std::numeric_limits<double>::infinity(); }
+  // The cut-off and the short-range radius together (what schemes are updated with).
+  virtual Reach reach() const { return Reach{cutoff(), 0.0}; }
   virtual bool supports(NeighbourhoodKind k) const = 0;
   // Why supports(k) is false, in words a user can act on (empty: the framework says it generically).
   virtual std::string unsupported_reason(NeighbourhoodKind) const { return {}; }
@@ -186,7 +199,7 @@ public:
 class Scheme {
 public:
   virtual ~Scheme() = default;
-  virtual void update(ParticleStore& s, const Box& box, double cutoff) = 0;
+  virtual void update(ParticleStore& s, const Box& box, const Reach& reach) = 0;
   virtual Neighbourhood neighbourhood() const = 0;
 };
 
@@ -350,7 +363,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 5;
+constexpr std::uint32_t kPluginAbi = 6;
 
 struct PluginDescriptor {
   std::uint32_t abi;

@@ -13,6 +13,9 @@ namespace pardyn {
 class Progress {
 public:
   Progress(std::uint64_t total_steps, bool quiet);
+  // Starts the clock of steps/s and the ETA: call when the steps begin, so that setting up (the
+  // particles' generation, the first forces) is not counted as stepping.
+  void start();
   // Call after each step; `fraction` (0..1) is the progress when it is not step / total (a run to
   // an end time), negative otherwise.
   void update(std::uint64_t step, double fraction = -1.0);

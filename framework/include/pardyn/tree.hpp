@@ -49,8 +49,6 @@ struct TreeGroup {
 };
 constexpr int kTreeGroup = 32;
 
-template <int Dim>
-constexpr int kQuadTerms = Dim == 3 ? 6 : 3;
 
 // Typed view of a Tree for one precision and dimension (what the walks use).
 template <class Real, int Dim>
@@ -163,55 +161,11 @@ PARDYN_HD PARDYN_INLINE Real box_dist2(const Real* c, const Real* centre, const 
   return d2;
 }
 
-// Adds the far field of a node (mass M, second moments q, seen at separation d = x_i - X) to a
-// target's sums, per unit mass of the target. With phi(s), s = |d|^2 + soft2 and its derivatives
-// d1..d3 from the law's far(), the second-order expansion of sum_j m_j phi(|d - y_j|^2 + soft2)
-// about the centre of mass (sum_j m_j y_j = 0) is
-//   Phi = M phi + d1 tr Q + 2 d2 d.Q.d,
-//   a   = -grad Phi = -(2 M d1 + 2 d2 tr Q + 4 d3 d.Q.d) d - 4 d2 Q.d.
-// The virial term is a . d, as pair() gives fdivr r^2 for one particle.
+// A node's far field: far_multipole (evaluator.hpp), shared with the cell list's far zones.
 template <int Dim, bool Quad, bool Energy, class Eval, class Real>
 PARDYN_HD PARDYN_INLINE void far_node(const Eval& ev, const Real (&d)[3], Real M, const Real* q,
                                       Real (&acc)[3], Real& ep, Real& vir) {
-  Real s = d[0] * d[0] + d[1] * d[1];
-  if constexpr (Dim == 3) s += d[2] * d[2];
-  if constexpr (EvaluatorTraits<Eval>::has_soft2) s += ev.soft2;
-  Real a[3];
-  if constexpr (Quad) {
-    Real phi, f1, f2, f3;
-    ev.far(s, phi, f1, f2, f3);
-    Real g = Real(2) * M * f1;
-    Real qd[3];
-    Real tr;
-    if constexpr (Dim == 3) {
-      tr = q[0] + q[1] + q[2];
-      qd[0] = q[0] * d[0] + q[3] * d[1] + q[4] * d[2];
-      qd[1] = q[3] * d[0] + q[1] * d[1] + q[5] * d[2];
-      qd[2] = q[4] * d[0] + q[5] * d[1] + q[2] * d[2];
-    } else {
-      tr = q[0] + q[1];
-      qd[0] = q[0] * d[0] + q[2] * d[1];
-      qd[1] = q[2] * d[0] + q[1] * d[1];
-      qd[2] = 0;
-    }
-    Real dqd = qd[0] * d[0] + qd[1] * d[1];
-    if constexpr (Dim == 3) dqd += qd[2] * d[2];
-    g += Real(2) * f2 * tr + Real(4) * f3 * dqd;
-    const Real h = Real(4) * f2;
-    for (int k = 0; k < Dim; ++k) a[k] = -(g * d[k] + h * qd[k]);
-    if constexpr (Energy) ep += M * phi + f1 * tr + Real(2) * f2 * dqd;
-  } else {
-    Real fdivr, e;
-    far_monopole(ev, s, M, fdivr, e);
-    for (int k = 0; k < Dim; ++k) a[k] = fdivr * d[k];
-    if constexpr (Energy) ep += e;
-  }
-  for (int k = 0; k < Dim; ++k) acc[k] += a[k];
-  if constexpr (Energy) {
-    Real w = a[0] * d[0] + a[1] * d[1];
-    if constexpr (Dim == 3) w += a[2] * d[2];
-    vir += w;
-  }
+  far_multipole<Dim, Quad, Energy>(ev, d, M, q, acc, ep, vir);
 }
 
 }  // namespace tree_detail

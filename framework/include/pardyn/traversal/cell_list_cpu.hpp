@@ -4,8 +4,8 @@
 //     full: each slot sums over its whole row (a SIMD loop whose loads are gathers);
 //   - stencil: each slot sums over the contiguous slots of the 3^dim cells around its cell (a SIMD
 //     loop over each cell's slots, the self pair masked);
-//   - far zones: the stencil over `near` rings, exact, plus every other cell's mass at its
-//     centre of mass through the law's far() form.
+//   - far zones: the stencil over `near` rings, exact, plus the other cells through the moments of
+//     the cell pyramid and the law's far() form (cell_far.hpp).
 // Every target's sums go to store index order[k]; no atomics anywhere.
 #pragma once
 
@@ -19,6 +19,7 @@
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/traversal/cell_far.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
 
@@ -256,55 +257,9 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
   }
 }
 
-// The far zones of a target at xi: every cell outside the exact block [lo, hi] acts through its
-// mass M at its centre of mass X: a_i += -2 M phi'(s) (x_i - X), e_i += M phi(s),
-// s = |x_i - X|^2 + soft2.
-template <bool Energy, class Eval, class Real, int Dim>
-PARDYN_INLINE void far_sum(const Eval& ev, const CellList& cl, const CellParticle<Real>& xi,
-                           const int (&lo)[3], const int (&hi)[3], Real (&acc)[3], Real& ep,
-                           Real& vr) {
-  const CellMoment<Real>* __restrict mom = cl.moments<Real>();
-  const int n0 = cl.cells[0];
-  Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
-  for (int a2 = 0; a2 < cl.cells[2]; ++a2)
-    for (int a1 = 0; a1 < cl.cells[1]; ++a1) {
-      const bool in_block = a1 >= lo[1] && a1 <= hi[1] && a2 >= lo[2] && a2 <= hi[2];
-      const CellMoment<Real>* row = mom + cl.cell_index(0, a1, a2);
-      // The cells of this row outside the block: [0, n0), or [0, lo0) and (hi0, n0).
-      for (int part = 0; part < (in_block ? 2 : 1); ++part) {
-        const int b = in_block ? (part == 0 ? 0 : hi[0] + 1) : 0;
-        const int e = in_block ? (part == 0 ? lo[0] : n0) : n0;
-#pragma omp simd reduction(+ : s0, s1, s2, se, sw)
-        for (int a0 = b; a0 < e; ++a0) {
-          const Real d0 = xi.c[0] - row[a0].c[0], d1 = xi.c[1] - row[a0].c[1];
-          const Real d2 = Dim == 3 ? xi.c[2] - row[a0].c[2] : Real(0);
-          const Real M = record_mass<Dim>(row[a0]);
-          const Real s = pair_r2<Dim>(ev, d0, d1, d2);
-          Real fdivr, e;
-          far_monopole(ev, s, M, fdivr, e);
-          fdivr = M > Real(0) ? fdivr : Real(0);  // empty cells: no centre of mass
-          s0 += fdivr * d0;
-          s1 += fdivr * d1;
-          if constexpr (Dim == 3) s2 += fdivr * d2;
-          if constexpr (Energy) {
-            se += M > Real(0) ? e : Real(0);
-            sw += fdivr * true_r2(ev, s);
-          }
-        }
-      }
-    }
-  acc[0] += s0;
-  acc[1] += s1;
-  acc[2] += s2;
-  if constexpr (Energy) {
-    ep += se;
-    vr += sw;
-  }
-}
-
 // Stencil (no list) and far zones: each slot visits the cells `rings` around its own exactly; with
-// Far, every other cell acts through its centre of mass.
-template <bool Energy, bool Periodic, bool Far, class Eval, class Real, int Dim>
+// Far, the other cells act through the pyramid's moments (cell_far.hpp; Quad: with quadrupoles).
+template <bool Energy, bool Periodic, bool Far, bool Quad = false, class Eval, class Real, int Dim>
 void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
                     const PeriodicImage<Real>& im) {
   const std::int64_t ncell = std::int64_t(cl.ncells);
@@ -336,7 +291,7 @@ void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, con
               cell_sum<Energy, Periodic, Eval, Real, Dim>(
                   ev, pos, type, im, xi, ti, k, cl.cell_start[nb], cl.cell_end[nb], acc, ep, vr);
             }
-        if constexpr (Far) far_sum<Energy, Eval, Real, Dim>(ev, cl, xi, lo, hi, acc, ep, vr);
+        if constexpr (Far) cell_far_sum<Energy, Quad, Eval, Real, Dim>(ev, cl, xi.c, cc, acc, ep, vr);
         add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
       }
     }
@@ -359,10 +314,15 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
   if (cl.far) {
     if constexpr (EvaluatorTraits<Eval>::has_far_field) {
       check_near_zone(ev, cl);
-      if (energy)
-        detail::stencil_forces<true, false, true>(ev, p, cl, img);
+      const bool quad = cl.cell_quad != nullptr;
+      if (energy && quad)
+        detail::stencil_forces<true, false, true, true>(ev, p, cl, img);
+      else if (energy)
+        detail::stencil_forces<true, false, true, false>(ev, p, cl, img);
+      else if (quad)
+        detail::stencil_forces<false, false, true, true>(ev, p, cl, img);
       else
-        detail::stencil_forces<false, false, true>(ev, p, cl, img);
+        detail::stencil_forces<false, false, true, false>(ev, p, cl, img);
       return;
     } else {
       throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");

@@ -5,9 +5,7 @@
 //   - Verlet list: the list is transposed (neighbour m of slot k at nl[m * pitch + k]), so a warp's
 //     index reads are one coalesced line per step;
 //   - stencil: the 3^dim cells around the slot's cell, every evaluation;
-//   - far zones: the stencil over `near` rings, exact, then every cell's centre of mass, streamed
-//     through shared memory in tiles (all threads of a block read the same cell: a broadcast), with
-//     the near block masked out.
+//   - far zones: the stencil over `near` rings, exact, then the cell pyramid (cell_far.hpp).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -18,6 +16,7 @@
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/traversal/cell_far.hpp"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
@@ -115,56 +114,24 @@ __global__ void __launch_bounds__(128)
   add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
 }
 
-constexpr int kFarTile = 128;
+constexpr int kFarThreads = 128;
 
-template <class Eval, class Real, int Dim, bool Energy>
-__global__ void __launch_bounds__(kFarTile)
+// Far zones: the exact stencil over `near` rings, then the pyramid (cell_far.hpp). Threads of a
+// warp hold consecutive slots, mostly of one cell, so they read the same cells' moments.
+template <class Eval, class Real, int Dim, bool Energy, bool Quad>
+__global__ void __launch_bounds__(kFarThreads)
     cl_far_kernel(const Eval ev, const ParticleView<Real, Dim> p, const CellList cl) {
-  __shared__ CellMoment<Real> tile[kFarTile];
-  __shared__ int tile_c[kFarTile][3];
-  const std::size_t k0 = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  const bool active = k0 < cl.n;
-  const std::size_t k = active ? k0 : cl.n - 1;  // idle threads help load tiles, write nothing
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (k >= cl.n) return;
   const CellParticle<Real> xi = cl.positions<Real>()[k];
   Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
   int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   cl_stencil<Eval, Real, Dim, Energy, false>(ev, cl, PeriodicImage<Real>{}, std::uint32_t(k), xi,
                                              cl.type[k], cl.near, lo, hi, acc, ep, vr);
-  const CellMoment<Real>* __restrict__ mom = cl.moments<Real>();
-  const int nc = int(cl.ncells);
-  for (int base = 0; base < nc; base += kFarTile) {
-    __syncthreads();
-    const int c = base + int(threadIdx.x);
-    if (c < nc) {
-      tile[threadIdx.x] = mom[c];
-      tile_c[threadIdx.x][0] = c % cl.cells[0];
-      tile_c[threadIdx.x][1] = (c / cl.cells[0]) % cl.cells[1];
-      tile_c[threadIdx.x][2] = c / (cl.cells[0] * cl.cells[1]);
-    }
-    __syncthreads();
-    const int count = min(kFarTile, nc - base);
-    for (int t = 0; t < count; ++t) {
-      const CellMoment<Real> r = tile[t];
-      const bool near = tile_c[t][0] >= lo[0] && tile_c[t][0] <= hi[0] && tile_c[t][1] >= lo[1] &&
-                        tile_c[t][1] <= hi[1] && tile_c[t][2] >= lo[2] && tile_c[t][2] <= hi[2];
-      const Real M = record_mass<Dim>(r);
-      const Real d0 = xi.c[0] - r.c[0], d1 = xi.c[1] - r.c[1];
-      const Real d2 = Dim == 3 ? xi.c[2] - r.c[2] : Real(0);
-      const Real s = pair_r2<Dim>(ev, d0, d1, d2);
-      Real fdivr, e;
-      far_monopole(ev, s, M, fdivr, e);
-      const bool use = !near && M > Real(0);  // near cells are exact; empty cells have no centre
-      fdivr = use ? fdivr : Real(0);
-      acc[0] = fma(fdivr, d0, acc[0]);
-      acc[1] = fma(fdivr, d1, acc[1]);
-      if constexpr (Dim == 3) acc[2] = fma(fdivr, d2, acc[2]);
-      if constexpr (Energy) {
-        ep += use ? e : Real(0);
-        vr = fma(fdivr, true_r2(ev, s), vr);
-      }
-    }
-  }
-  if (active) add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
+  int c0[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) c0[d] = cl.coordinate(xi.c[d], d);
+  cell_far_sum<Energy, Quad, Eval, Real, Dim>(ev, cl, xi.c, c0, acc, ep, vr);
+  add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
 }
 
 inline unsigned cl_blocks(std::size_t n, int threads) {
@@ -199,11 +166,17 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
   if (cl.far) {
     if constexpr (EvaluatorTraits<Eval>::has_far_field) {
       check_near_zone(ev, cl);
-      const unsigned b = detail::cl_blocks(cl.n, detail::kFarTile);
-      if (energy)
-        detail::cl_far_kernel<Eval, Real, Dim, true><<<b, detail::kFarTile>>>(ev, p, cl);
+      const unsigned b = detail::cl_blocks(cl.n, detail::kFarThreads);
+      constexpr int T = detail::kFarThreads;
+      const bool quad = cl.cell_quad != nullptr;
+      if (energy && quad)
+        detail::cl_far_kernel<Eval, Real, Dim, true, true><<<b, T>>>(ev, p, cl);
+      else if (energy)
+        detail::cl_far_kernel<Eval, Real, Dim, true, false><<<b, T>>>(ev, p, cl);
+      else if (quad)
+        detail::cl_far_kernel<Eval, Real, Dim, false, true><<<b, T>>>(ev, p, cl);
       else
-        detail::cl_far_kernel<Eval, Real, Dim, false><<<b, detail::kFarTile>>>(ev, p, cl);
+        detail::cl_far_kernel<Eval, Real, Dim, false, false><<<b, T>>>(ev, p, cl);
       PARDYN_CUDA_CHECK_LAUNCH("cl_far_kernel");
       return;
     } else {

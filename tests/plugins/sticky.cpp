@@ -1,0 +1,6 @@
+// An out-of-tree long-range law with a short-range part (the tree and far-zone tests).
+#include "test_sticky.hpp"
+
+#include "pardyn/pair_potential.hpp"
+
+PARDYN_PAIR_POTENTIAL_PLUGIN(TestSticky)

@@ -1,0 +1,5 @@
+#include "test_sticky.hpp"
+
+#include "pardyn/pair_potential_cuda.cuh"
+
+PARDYN_PAIR_POTENTIAL_CUDA(TestSticky)
