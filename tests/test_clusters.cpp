@@ -127,3 +127,51 @@ TEST(Clusters, WritesThermoColumnsAndFrameLabels) {
   // A 10 x 10 lattice of spacing 1 at rest: one cluster holding every particle.
   EXPECT_NE(row.find(",1,1,1"), std::string::npos) << row;
 }
+
+namespace {
+
+// clusters.csv: the size histogram of every cluster (singletons included) at each analysis, on the
+// run's backend. The 2D layout: blocks of 36, 16 and 4 particles and 7 isolated ones (63 in all).
+void check_histogram(const std::string& backend) {
+  const Layout l = make_layout(2);
+  const std::string dir = test::scratch_dir("clusters-hist-" + backend);
+  {
+    std::ofstream f(dir + "/p.csv");
+    f << "x,y,vx,vy,mass\n";
+    for (const auto& p : l.x) f << p[0] << ',' << p[1] << ",0,0,1\n";
+  }
+  std::ofstream(dir + "/s.toml")
+      << "[simulation]\ndimension = 2\nsteps = 0\nbackend = \"" << backend
+      << "\"\n[box]\nlo = [0, 0]\nhi = [40, 40]\nboundary = \"periodic\"\n[[particles]]\n"
+         "generator = \"file\"\npath = \""
+      << dir << "/p.csv\"\n[[output]]\ntype = \"clusters\"\ndistance = 1.5\nmin_size = 2\n"
+                "[[output]]\ntype = \"thermo\"\ninterval = 10\n";
+  Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  {
+    Simulation sim(sc, test::registry(), opt);
+    sim.run();
+  }
+  std::ifstream f(dir + "/out/clusters.csv");
+  std::string head, row, extra;
+  std::getline(f, head);
+  std::getline(f, row);
+  EXPECT_EQ(head,
+            "step,time,n_clusters,mean_cluster_size,size_1,size_2_3,size_4_7,size_8_15,"
+            "size_16_31,size_32_63");
+  // 3 clusters of at least 2 particles, (36 + 16 + 4) / 3 on average; 7 singletons, one cluster
+  // of 4-7, one of 16-31, one of 32-63.
+  EXPECT_EQ(row, "0,0,3,18.66666667,7,0,1,0,1,1");
+  EXPECT_FALSE(std::getline(f, extra) && !extra.empty()) << "one analysis, one row: " << extra;
+}
+
+}  // namespace
+
+TEST(Clusters, WritesTheSizeHistogramOnTheCpu) { check_histogram("cpu"); }
+
+TEST(Clusters, WritesTheSizeHistogramOnTheGpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU histogram did not run";
+  check_histogram("cuda");
+}

@@ -5,7 +5,10 @@
 // next, ...; -1 for particles in no cluster of min_size). Runs on the store's backend: the cell
 // list is built and the union-find runs on the GPU for CUDA runs.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -16,30 +19,54 @@
 
 namespace pardyn::plugins::clusters {
 
-void roots_cpu(const CellList& cl, std::vector<std::uint32_t>& parent) {
-  const std::size_t n = cl.n;
-  parent.resize(n);
-  std::iota(parent.begin(), parent.end(), 0u);
-  auto find = [&](std::uint32_t x) {
-    while (parent[x] != x) {
-      parent[x] = parent[parent[x]];
-      x = parent[x];
-    }
-    return x;
-  };
-  for (std::size_t k = 0; k < n; ++k)
-    for (std::uint32_t m = 0; m < cl.nl_count[k]; ++m) {
-      const std::uint32_t j = cl.neighbour(k, m);
-      if (j <= k) continue;
-      std::uint32_t a = find(std::uint32_t(k)), b = find(j);
-      if (a == b) continue;
-      if (a < b) std::swap(a, b);
-      parent[a] = b;
-    }
-  for (std::size_t k = 0; k < n; ++k) parent[k] = find(std::uint32_t(k));
-}
-
 namespace {
+
+class CpuFinder final : public Finder {
+public:
+  void find(const CellList& cl, std::uint32_t min_size, Found& out) override {
+    const std::size_t n = cl.n;
+    parent_.resize(n);
+    std::iota(parent_.begin(), parent_.end(), 0u);
+    auto root = [&](std::uint32_t x) {
+      while (parent_[x] != x) {
+        parent_[x] = parent_[parent_[x]];
+        x = parent_[x];
+      }
+      return x;
+    };
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::uint32_t m = 0; m < cl.nl_count[k]; ++m) {
+        const std::uint32_t j = cl.neighbour(k, m);
+        if (j <= k) continue;
+        std::uint32_t a = root(std::uint32_t(k)), b = root(j);
+        if (a == b) continue;
+        if (a < b) std::swap(a, b);
+        parent_[a] = b;
+      }
+    size_.assign(n, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      parent_[k] = root(std::uint32_t(k));
+      ++size_[parent_[k]];
+    }
+    out.big.clear();
+    for (auto& h : out.hist) h = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      if (parent_[k] == k) {
+        ++out.hist[size_bin(size_[k])];
+        if (size_[k] >= min_size) out.big.push_back(Component{std::uint32_t(k), size_[k]});
+      }
+  }
+  void label(const CellList& cl, const std::vector<Component>& big,
+             const std::vector<std::int32_t>& id_of_big, std::int32_t* labels) override {
+    id_of_root_.assign(cl.n, -1);
+    for (std::size_t i = 0; i < big.size(); ++i) id_of_root_[big[i].root] = id_of_big[i];
+    for (std::size_t k = 0; k < cl.n; ++k) labels[cl.order[k]] = id_of_root_[parent_[k]];
+  }
+
+private:
+  std::vector<std::uint32_t> parent_, size_;
+  std::vector<std::int32_t> id_of_root_;
+};
 
 class Clusters final : public Observer {
 public:
@@ -49,6 +76,9 @@ public:
   std::uint64_t interval() const override { return ~std::uint64_t(0); }
   std::vector<std::string> columns() const override {
     return {"n_clusters", "largest_cluster_fraction", "clustered_fraction"};
+  }
+  void begin(const RunInfo& run) override {
+    if (!run.output_dir.empty() && run.rank == 0) path_ = run.output_dir + "/clusters.csv";
   }
 
   void analyse(StepContext& ctx, Thermo& t, std::size_t first) override {
@@ -60,56 +90,92 @@ public:
     o.neighbour_list = true;
     builder_.update(s, ctx.run().box, o);
     const CellList& cl = builder_.list();
-    if (s.backend() == Backend::Cuda) {
+    if (!finder_ || finder_backend_ != s.backend()) {
+      if (s.backend() == Backend::Cuda) {
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
-      device_.compute(cl, roots_, order_);
+        finder_ = make_cuda_finder();
 #else
-      throw Error("clusters: this plugin was built without CUDA; use backend = \"cpu\"");
+        throw Error("clusters: this plugin was built without CUDA; use backend = \"cpu\"");
 #endif
-    } else {
-      roots_cpu(cl, roots_);
-      order_.assign(cl.order, cl.order + n);
+      } else {
+        finder_ = make_cpu_finder();
+      }
+      finder_backend_ = s.backend();
     }
-    // Sizes per root, then ids by decreasing size (ties: the smaller root first, deterministic).
-    std::vector<std::uint32_t> size(n, 0);
-    for (std::size_t k = 0; k < n; ++k) ++size[roots_[k]];
-    std::vector<std::uint32_t> big;
-    for (std::size_t k = 0; k < n; ++k)
-      if (roots_[k] == k && std::int64_t(size[k]) >= min_size_) big.push_back(std::uint32_t(k));
-    std::sort(big.begin(), big.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return size[a] != size[b] ? size[a] > size[b] : a < b;
+    finder_->find(cl, std::uint32_t(std::min<std::int64_t>(min_size_, 0xffffffff)), found_);
+    // Ids by decreasing size (ties: the smaller root first, deterministic).
+    std::vector<Component>& big = found_.big;
+    std::sort(big.begin(), big.end(), [](const Component& a, const Component& b) {
+      return a.size != b.size ? a.size > b.size : a.root < b.root;
     });
-    std::vector<std::int32_t> id_of_root(n, -1);
+    ids_.resize(big.size());
     std::size_t clustered = 0;
     for (std::size_t c = 0; c < big.size(); ++c) {
-      id_of_root[big[c]] = std::int32_t(c);
-      clustered += size[big[c]];
+      ids_[c] = std::int32_t(c);
+      clustered += big[c].size;
     }
-    labels_.assign(n, -1);
-    for (std::size_t k = 0; k < n; ++k) labels_[order_[k]] = id_of_root[roots_[k]];
-    std::int32_t* dst = s.label("cluster");
-    s.memory().copy_from_host(dst, labels_.data(), n * sizeof(std::int32_t));
+    finder_->label(cl, big, ids_, s.label("cluster"));
 
     const double nn = n ? double(n) : 1.0;
     if (first + 3 <= t.extra.size()) {
       t.extra[first] = double(big.size());
-      t.extra[first + 1] = big.empty() ? 0.0 : double(size[big[0]]) / nn;
+      t.extra[first + 1] = big.empty() ? 0.0 : double(big[0].size) / nn;
       t.extra[first + 2] = double(clustered) / nn;
     }
+    write_histogram(t, n, big.size(), clustered);
   }
 
   void observe(const ObserveContext&) override {}
+  void end() override {
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+  }
+  ~Clusters() override { end(); }
 
 private:
+  // clusters.csv: one row per analysis, the number of clusters in each size bin (all clusters,
+  // singletons included) and the mean size of the clusters of at least min_size.
+  void write_histogram(const Thermo& t, std::size_t n, std::size_t nbig, std::size_t clustered) {
+    if (path_.empty()) return;
+    if (!file_) {
+      file_ = std::fopen(path_.c_str(), "w");
+      if (!file_) throw Error("clusters: cannot write " + path_ + ": " + std::strerror(errno));
+      bins_ = size_bin(std::uint32_t(std::max<std::size_t>(n, 1))) + 1;
+      std::fprintf(file_, "step,time,n_clusters,mean_cluster_size");
+      for (int b = 0; b < bins_; ++b) {
+        const unsigned long long lo = 1ull << b, hi = (2ull << b) - 1;
+        if (lo == hi)
+          std::fprintf(file_, ",size_%llu", lo);
+        else
+          std::fprintf(file_, ",size_%llu_%llu", lo, hi);
+      }
+      std::fprintf(file_, "\n");
+    }
+    std::fprintf(file_, "%llu,%.10g,%zu,%.10g", (unsigned long long)t.step, t.time, nbig,
+                 nbig ? double(clustered) / double(nbig) : 0.0);
+    for (int b = 0; b < bins_; ++b)
+      std::fprintf(file_, ",%llu", (unsigned long long)found_.hist[b]);
+    std::fprintf(file_, "\n");
+    std::fflush(file_);  // a run that dies keeps every row so far
+  }
+
   double distance_;
   std::int64_t min_size_;
   CellListBuilder builder_;
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-  DeviceRoots device_;
-#endif
-  std::vector<std::uint32_t> roots_, order_;
-  std::vector<std::int32_t> labels_;
+  std::unique_ptr<Finder> finder_;
+  Backend finder_backend_ = Backend::Cpu;
+  Found found_;
+  std::vector<std::int32_t> ids_;
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  int bins_ = 0;
 };
+
+}  // namespace
+
+std::unique_ptr<Finder> make_cpu_finder() { return std::make_unique<CpuFinder>(); }
+
+namespace {
 
 const char* const kDoc = R"(Cluster analysis for condensation (friends-of-friends). Two particles
 closer than `distance` are linked; the connected components of these links are the clusters.
@@ -122,6 +188,10 @@ Adds to thermo:
   clustered_fraction         particles in clusters of at least min_size / all particles
 and to every VTK frame the per-particle Int32 field `cluster`: 0 for the largest cluster, 1 for the
 next largest, ..., -1 for particles in no cluster of min_size (the gas).
+Writes clusters.csv in the output folder, one row per analysis: step, time, n_clusters,
+mean_cluster_size (particles per cluster of at least min_size), and the size histogram of all
+clusters, singletons included: size_1, size_2_3, size_4_7, ... count the clusters of 2^b to
+2^(b+1) - 1 particles (the droplet-size distribution, for coarsening plots).
 A good `distance` is a little beyond the first peak of the pair distribution (for soft_gas with
 its defaults, about 1.5: see docs/real-gas.md). Example:
   [[output]]
