@@ -171,3 +171,36 @@ TEST(Config, EditDistanceHints) {
   EXPECT_EQ(nearest("temp", {"type", "temperature", "offset"}), "temperature");
   EXPECT_EQ(nearest("zzzzzz", {"type", "offset"}), "");
 }
+
+// A long-range law with a short-range part and no scheme gets the scheme measured fastest for its
+// number of particles (docs/real-gas.md), and the choice is noted; other laws keep all_pairs.
+TEST(Config, SchemeChosenByParticleCountForLawsWithAShortRangePart) {
+  auto scheme_for = [](const std::string& law, long count, const char* boundary,
+                       std::vector<std::string>* notes = nullptr) {
+    const std::string path = write_scenario(
+        "auto-" + law + std::to_string(count) + boundary,
+        "[simulation]\ndimension = 2\n[box]\nlo = [0.0, 0.0]\nhi = [100.0, 100.0]\nboundary = \"" +
+            std::string(boundary) + "\"\n[[particles]]\ngenerator = \"uniform\"\ncount = " +
+            std::to_string(count) + "\n[[potential]]\ntype = \"" + law + "\"\n");
+    Scenario sc = load_scenario(path, {}, test::registry());
+    if (notes) *notes = sc.notes;
+    std::string s = sc.potentials.at(0).scheme.type;
+    if (s == "tree") s += " " + std::to_string(sc.potentials[0].scheme.params.real("theta"));
+    return s;
+  };
+  std::vector<std::string> notes;
+  EXPECT_EQ(scheme_for("soft_gas", 1000, "wall", &notes), "all_pairs");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("chose \"all_pairs\" for 1000 particles"), std::string::npos) << notes[0];
+  EXPECT_EQ(scheme_for("soft_gas", 10000, "wall", &notes), "cell_list");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("docs/real-gas.md"), std::string::npos) << notes[0];
+  EXPECT_EQ(scheme_for("soft_gas", 5000000, "wall"), "tree 0.700000");
+  EXPECT_EQ(scheme_for("soft_gas", 10000, "open"), "cell_list");
+  EXPECT_EQ(scheme_for("soft_gas", 10000, "periodic", &notes), "all_pairs");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("periodic"), std::string::npos) << notes[0];
+  // A law without a short-range part keeps the default, without a note.
+  EXPECT_EQ(scheme_for("log", 10000, "wall", &notes), "all_pairs");
+  EXPECT_TRUE(notes.empty());
+}

@@ -486,6 +486,68 @@ ParamSet parse_params(const Schema& schema, const std::string& toml_text,
   return ps;
 }
 
+namespace {
+
+// The particles the blocks will generate, when every block says (`count`); 0 when unknown.
+std::size_t expected_particles(const Scenario& sc) {
+  std::size_t n = 0;
+  for (const auto& b : sc.particles) {
+    if (!b.params.has("count")) return 0;
+    n += std::size_t(std::max<std::int64_t>(0, b.params.integer("count")));
+  }
+  return n;
+}
+
+// A long-range law with a short-range part (soft_gas) given without a scheme gets the one measured
+// fastest for its number of particles N (H100, float, the real-gas example scaled at constant
+// density, whole runs; docs/real-gas.md): all_pairs (exact) up to 4,096 particles, cell_list far
+// zones (the pyramid) up to 4,000,000, the tree with theta = 0.7 beyond; all_pairs when an axis is
+// periodic (neither approximation sees periodic images) or N is not known before the particles are
+// generated (a file). Other laws keep all_pairs. Parallel runs fall back to all_pairs (the ring).
+void choose_schemes(Scenario& sc, const Registry& registry) {
+  const std::size_t n = expected_particles(sc);
+  bool periodic = false;
+  for (int d = 0; d < sc.dim; ++d) periodic = periodic || sc.box.boundary[d] == Boundary::Periodic;
+  for (auto& ps : sc.potentials) {
+    if (!ps.scheme_auto) continue;
+    RunInfo run;
+    run.dim = sc.dim;
+    run.precision = sc.precision;
+    run.box = sc.box;
+    const auto pot = registry.make_potential(ps.type, ps.params, run);
+    const Reach reach = pot->reach();
+    if (std::isfinite(reach.cutoff) || !(reach.short_range > 0) || pot->external()) continue;
+    std::string type = "all_pairs", params, why;
+    if (periodic) {
+      why = "a periodic axis";
+    } else if (n == 0) {
+      why = "the number of particles is not known before they are generated";
+    } else if (n <= 4096) {
+      why = std::to_string(n) + " particles (<= 4,096: exact pairs are fastest)";
+    } else if (n < 4000000) {
+      type = "cell_list";
+      why = std::to_string(n) + " particles (4,097 to 3,999,999)";
+    } else {
+      type = "tree";
+      params = "theta = 0.7";
+      why = std::to_string(n) + " particles (>= 4,000,000)";
+    }
+    if (!pot->supports(type == "tree" ? NeighbourhoodKind::Tree
+                       : type == "cell_list" ? NeighbourhoodKind::CellList
+                                             : NeighbourhoodKind::AllPairs))
+      continue;
+    const FactoryInfo* info = registry.find(PluginKind::Scheme, type);
+    if (!info) continue;  // a build without that scheme plugin keeps all_pairs
+    ps.scheme.type = type;
+    ps.scheme.params = parse_params(info->schema, params, type);
+    sc.notes.push_back(ps.type + " (" + ps.where + "): no scheme given, chose \"" + type +
+                       (params.empty() ? "" : "\" (" + params + ")") + (params.empty() ? "\"" : "") +
+                       " for " + why + "; set [[potential]] scheme to choose another (docs/real-gas.md)");
+  }
+}
+
+}  // namespace
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        Registry& registry) {
   Scenario sc;
@@ -714,6 +776,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     toml::table scheme_table;
     if (!sn) {
       scheme_table.insert("type", "all_pairs");
+      ps.scheme_auto = true;
     } else if (auto s = sn->as_string()) {
       scheme_table.insert("type", s->get());
     } else if (auto st = sn->as_table()) {
@@ -765,6 +828,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   }
   (void)probe;
   diag.throw_if_any();
+  choose_schemes(sc, registry);
 
   // The resolved configuration, every default filled in.
   toml::table out;

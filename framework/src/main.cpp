@@ -253,6 +253,7 @@ int main(int argc, char** argv) {
       // Build every plugin object (without generating particles): factories check what a schema
       // cannot, such as a 3D lattice kind in a 2D run.
       check_objects(sc, registry);
+      for (const auto& note : sc.notes) std::cout << "note: " << note << "\n";
       std::cout << file << ": valid (" << sc.particles.size() << " particle block(s), "
                 << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type
                 << ", " << sc.steps << " steps, " << sc.dim << "D " << to_string(sc.precision)
@@ -262,6 +263,8 @@ int main(int argc, char** argv) {
     RunOptions opt;
     opt.quiet = quiet;
     opt.output = output;
+    if (!quiet && root && !comm)
+      for (const auto& note : sc.notes) std::printf("note: %s\n", note.c_str());
     Simulation sim(sc, registry, opt);
     g_sim = &sim;
     std::signal(SIGINT, on_signal);

@@ -143,7 +143,13 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     ForceTerm ft;
     ft.label = "potential \"" + p.type + "\" (" + p.where + ")";
     ft.potential = registry.make_potential(p.type, p.params, run_);
-    ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
+    if (p.scheme_auto && run_.ranks > 1 && p.scheme.type != "all_pairs") {
+      // The automatic choice (config.cpp) is for one rank; several ranks share the all-pairs ring.
+      const FactoryInfo* ap = registry.find(PluginKind::Scheme, "all_pairs");
+      ft.scheme = registry.make_scheme("all_pairs", parse_params(ap->schema, "", "all_pairs"), run_);
+    } else {
+      ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
+    }
     const auto kind = ft.scheme->neighbourhood().kind;
     if (!ft.potential->supports(kind)) {
       const std::string why = ft.potential->unsupported_reason(kind);

@@ -24,6 +24,9 @@ struct ParticleBlock : PluginSpec {  // type = generator name
 
 struct PotentialSpec : PluginSpec {
   PluginSpec scheme;
+  // No scheme was given: for a long-range law with a short-range part the scheme was chosen by the
+  // number of particles (choose_scheme in config.cpp; docs/real-gas.md), else all_pairs.
+  bool scheme_auto = false;
 };
 
 struct Scenario {
@@ -51,6 +54,7 @@ struct Scenario {
   std::vector<PluginSpec> modifiers;
   std::vector<PluginSpec> outputs;
   std::string resolved_toml;  // every key with its value (defaults filled in), as TOML
+  std::vector<std::string> notes;  // choices made for the user (an automatic scheme), to print
 };
 
 // Reads, overrides (--set "a.b=value"), loads the scenario's plugin_paths into `registry` and
