@@ -1,4 +1,5 @@
 #include "pardyn/config.hpp"
+#include "pardyn/cuda.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -499,15 +500,20 @@ std::size_t expected_particles(const Scenario& sc) {
 }
 
 // A long-range law with a short-range part (soft_gas) given without a scheme gets the one measured
-// fastest for its number of particles N (H100, float, the real-gas example scaled at constant
-// density, whole runs; docs/real-gas.md): all_pairs (exact) up to 4,096 particles, cell_list far
-// zones (the pyramid) up to 4,000,000, the tree with theta = 0.7 beyond; all_pairs when an axis is
-// periodic (neither approximation sees periodic images) or N is not known before the particles are
-// generated (a file). Other laws keep all_pairs. Parallel runs fall back to all_pairs (the ring).
+// fastest for its number of particles N (the real-gas example scaled at constant density, whole
+// runs, float; docs/real-gas.md "Choosing the scheme"):
+//   GPU (H100): cell_list far zones below 3,000 particles, all_pairs from 3,000 to 12,000,
+//               cell_list to 4,000,000, the tree with theta = 0.7 beyond;
+//   CPU (2 cores): all_pairs up to 1,000 particles (where the two are even), cell_list beyond.
+// all_pairs when an axis is periodic (neither approximation sees periodic images) or N is not
+// known before the particles are generated (a file). Other laws keep all_pairs. Parallel runs fall
+// back to all_pairs (the ring; simulation.cpp).
 void choose_schemes(Scenario& sc, const Registry& registry) {
   const std::size_t n = expected_particles(sc);
   bool periodic = false;
   for (int d = 0; d < sc.dim; ++d) periodic = periodic || sc.box.boundary[d] == Boundary::Periodic;
+  const bool gpu = sc.backend == "cuda" ||
+                   (sc.backend == "auto" && cuda::built_with_cuda() && cuda::device_count() > 0);
   for (auto& ps : sc.potentials) {
     if (!ps.scheme_auto) continue;
     RunInfo run;
@@ -518,19 +524,21 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
     const Reach reach = pot->reach();
     if (std::isfinite(reach.cutoff) || !(reach.short_range > 0) || pot->external()) continue;
     std::string type = "all_pairs", params, why;
+    const std::string count = std::to_string(n) + " particles on the " + (gpu ? "GPU" : "CPU");
     if (periodic) {
       why = "a periodic axis";
     } else if (n == 0) {
       why = "the number of particles is not known before they are generated";
-    } else if (n <= 4096) {
-      why = std::to_string(n) + " particles (<= 4,096: exact pairs are fastest)";
-    } else if (n < 4000000) {
-      type = "cell_list";
-      why = std::to_string(n) + " particles (4,097 to 3,999,999)";
-    } else {
+    } else if (!gpu) {
+      if (n > 1000) type = "cell_list";
+      why = count;
+    } else if (n >= 4000000) {
       type = "tree";
       params = "theta = 0.7";
-      why = std::to_string(n) + " particles (>= 4,000,000)";
+      why = count;
+    } else {
+      if (n < 3000 || n > 12000) type = "cell_list";
+      why = count;
     }
     if (!pot->supports(type == "tree" ? NeighbourhoodKind::Tree
                        : type == "cell_list" ? NeighbourhoodKind::CellList
