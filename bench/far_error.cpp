@@ -21,25 +21,15 @@
 #include "pardyn/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/registry.hpp"
+#include "tree_systems.hpp"
 
 using namespace pardyn;
 
 namespace {
 
-Registry& registry() {
-  static Registry* r = [] {
-    auto* reg = new Registry;
-    reg->load_path(Registry::builtin_plugin_dir());
-    reg->throw_if_refused();
-    return reg;
-  }();
-  return *r;
-}
-
+Registry& registry() { return tree_systems::builtin_registry(); }
 ParamSet params(PluginKind kind, const std::string& name, const std::string& toml) {
-  const FactoryInfo* info = registry().find(kind, name);
-  if (!info) throw Error("no plugin " + name);
-  return parse_params(info->schema, toml, name);
+  return tree_systems::plugin_params(kind, name, toml);
 }
 
 double now() {
@@ -47,36 +37,8 @@ double now() {
 }
 
 HostParticles gas(std::size_t n, double& side, unsigned seed) {
-  side = 72.0 * std::sqrt(double(n) / 2500.0);
-  HostParticles hp(2);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<double> x, y;
-  const double L = side;
-  while (x.size() < n / 2) {
-    const double R = 3 + 5 * u(rng);
-    const double cx = R + 1 + (L - 2 * R - 2) * u(rng), cy = R + 1 + (L - 2 * R - 2) * u(rng);
-    for (int i = -9; i <= 9; ++i)
-      for (int j = -9; j <= 9; ++j) {
-        const double px = i + 0.5 * j, py = j * 0.8660254;
-        if (px * px + py * py < R * R && x.size() < n / 2) {
-          x.push_back(cx + px + 0.05 * (u(rng) - 0.5));
-          y.push_back(cy + py + 0.05 * (u(rng) - 0.5));
-        }
-      }
-  }
-  while (x.size() < n) {
-    x.push_back(L * u(rng));
-    y.push_back(L * u(rng));
-  }
-  hp.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    hp.x[0][i] = x[i];
-    hp.x[1][i] = y[i];
-    hp.mass[i] = 1;
-    hp.id[i] = std::int64_t(i);
-  }
-  return hp;
+  side = 72.0 * std::sqrt(double(n) / 2500.0);  // the example's density
+  return tree_systems::gas2d(n, side, seed);
 }
 
 struct Outcome {

@@ -48,20 +48,9 @@ struct Opts {
   std::size_t n = 0;
 };
 
-Registry& registry() {
-  static Registry* r = [] {
-    auto* reg = new Registry;
-    reg->load_path(Registry::builtin_plugin_dir());
-    reg->throw_if_refused();
-    return reg;
-  }();
-  return *r;
-}
-
+Registry& registry() { return tree_systems::builtin_registry(); }
 ParamSet params(PluginKind kind, const std::string& name, const std::string& toml) {
-  const FactoryInfo* info = registry().find(kind, name);
-  if (!info) throw Error("no plugin " + name);
-  return parse_params(info->schema, toml, name);
+  return tree_systems::plugin_params(kind, name, toml);
 }
 
 using tree_systems::disk2d;

@@ -88,4 +88,66 @@ inline Errors errors(const HostParticles& a, const HostParticles& ref) {
   return errors(a, idx, r);
 }
 
+// A 2D real-gas state of n unit masses in a square of side `side`: half the particles in droplets
+// (hexagonal patches at spacing 1, soft_gas's well, radius 3 to 8, slightly jittered), half a
+// uniform gas.
+inline HostParticles gas2d(std::size_t n, double side, unsigned seed) {
+  HostParticles hp(2);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> x, y;
+  const double L = side;
+  while (x.size() < n / 2) {
+    const double R = 3 + 5 * u(rng);
+    const double cx = R + 1 + (L - 2 * R - 2) * u(rng), cy = R + 1 + (L - 2 * R - 2) * u(rng);
+    for (int i = -9; i <= 9; ++i)
+      for (int j = -9; j <= 9; ++j) {
+        const double px = i + 0.5 * j, py = j * 0.8660254;
+        if (px * px + py * py < R * R && x.size() < n / 2) {
+          x.push_back(cx + px + 0.05 * (u(rng) - 0.5));
+          y.push_back(cy + py + 0.05 * (u(rng) - 0.5));
+        }
+      }
+  }
+  while (x.size() < n) {
+    x.push_back(L * u(rng));
+    y.push_back(L * u(rng));
+  }
+  hp.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    hp.x[0][i] = x[i];
+    hp.x[1][i] = y[i];
+    hp.mass[i] = 1;
+    hp.id[i] = std::int64_t(i);
+  }
+  return hp;
+}
+
+// RMS of |a - ref| over RMS of |ref|: the far-zone error measure of docs/cell-list.md.
+inline double rms_over_rms(const HostParticles& a, const HostParticles& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    for (int d = 0; d < ref.dim; ++d) {
+      num += (a.a[d][i] - ref.a[d][i]) * (a.a[d][i] - ref.a[d][i]);
+      den += ref.a[d][i] * ref.a[d][i];
+    }
+  return std::sqrt(num / den);
+}
+
+// For benchmark programs: the built-in plugins, loaded once, and a plugin's parameters from TOML.
+inline Registry& builtin_registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry;
+    reg->load_path(Registry::builtin_plugin_dir());
+    reg->throw_if_refused();
+    return reg;
+  }();
+  return *r;
+}
+inline ParamSet plugin_params(PluginKind kind, const std::string& name, const std::string& toml) {
+  const FactoryInfo* info = builtin_registry().find(kind, name);
+  if (!info) throw Error("no plugin " + name);
+  return parse_params(info->schema, toml, name);
+}
+
 }  // namespace pardyn::tree_systems

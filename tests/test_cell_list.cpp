@@ -16,6 +16,7 @@
 #include "pardyn/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "support.hpp"
+#include "../bench/tree_systems.hpp"
 
 using namespace pardyn;
 
@@ -144,13 +145,7 @@ Diff diff(const HostParticles& a, const HostParticles& ref) {
 
 // RMS of |a - ref| over RMS of |ref| (accelerations): the far-zone error measure.
 double rms_error(const HostParticles& a, const HostParticles& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i)
-    for (int d = 0; d < ref.dim; ++d) {
-      num += std::pow(a.a[d][i] - ref.a[d][i], 2);
-      den += ref.a[d][i] * ref.a[d][i];
-    }
-  return std::sqrt(num / den);
+  return tree_systems::rms_over_rms(a, ref);
 }
 
 double nonzero_fraction(const HostParticles& h) {

@@ -224,49 +224,9 @@ TEST(Tree, RefusesLawWithoutFarField) {
 
 namespace {
 
-// A 2D real-gas state: droplets (hexagonal patches at spacing 1, the soft_gas well) in a dilute
-// gas, in a box of side 160, unit masses.
-HostParticles gas2d(std::size_t n, unsigned seed) {
-  HostParticles hp(2);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<double> x, y;
-  const double L = 160;
-  while (x.size() < n / 2) {  // droplets of radius 3..8
-    const double cx = 10 + (L - 20) * u(rng), cy = 10 + (L - 20) * u(rng), R = 3 + 5 * u(rng);
-    for (int i = -9; i <= 9; ++i)
-      for (int j = -9; j <= 9; ++j) {
-        const double px = i + 0.5 * j, py = j * 0.8660254;
-        if (px * px + py * py < R * R && x.size() < n / 2) {
-          x.push_back(cx + px + 0.05 * (u(rng) - 0.5));
-          y.push_back(cy + py + 0.05 * (u(rng) - 0.5));
-        }
-      }
-  }
-  while (x.size() < n) {
-    x.push_back(L * u(rng));
-    y.push_back(L * u(rng));
-  }
-  hp.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    hp.x[0][i] = x[i];
-    hp.x[1][i] = y[i];
-    hp.mass[i] = 1;
-    hp.id[i] = std::int64_t(i);
-  }
-  return hp;
-}
-
-// RMS of |a - ref| over RMS of |ref| (the far-zone measure of docs/cell-list.md).
-double rms_over_rms(const HostParticles& a, const HostParticles& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i)
-    for (int d = 0; d < ref.dim; ++d) {
-      num += std::pow(a.a[d][i] - ref.a[d][i], 2);
-      den += ref.a[d][i] * ref.a[d][i];
-    }
-  return std::sqrt(num / den);
-}
+// A 2D real-gas state (tree_systems.hpp) in a box of side 160.
+HostParticles gas2d(std::size_t n, unsigned seed) { return tree_systems::gas2d(n, 160.0, seed); }
+using tree_systems::rms_over_rms;
 
 // The test plugin's law with a short-range part, loaded once into the tests' registry.
 void load_sticky() {
