@@ -15,7 +15,7 @@ namespace pardyn {
 namespace {
 
 // Below this many particles a loop runs on one thread: waking the team costs more than the work.
-constexpr std::size_t kParallelMin = 16384;
+constexpr std::size_t kParallelMin = 4096;
 
 template <class Real, int Dim>
 void kick(const ParticleView<Real, Dim>& p, Real dt) {
@@ -35,6 +35,25 @@ void drift(const ParticleView<Real, Dim>& p, Real dt) {
 #pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
     for (std::size_t i = 0; i < p.n; ++i) x[i] += v[i] * dt;
   }
+}
+
+// The kinetic energy alone, compensated per thread and merged in thread order like reduce().
+template <class Real, int Dim>
+double kinetic(const ParticleView<Real, Dim>& p) {
+  std::vector<CompensatedSum> parts(omp_get_max_threads());
+#pragma omp parallel if (p.n > kParallelMin)
+  {
+    CompensatedSum& s = parts[omp_get_thread_num()];
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < p.n; ++i) {
+      double v2 = 0;
+      for (int d = 0; d < Dim; ++d) v2 += double(p.v[d][i]) * double(p.v[d][i]);
+      s.add(0.5 * double(p.mass[i]) * v2);
+    }
+  }
+  CompensatedSum total;
+  for (const auto& s : parts) total.add(s);
+  return total.value();
 }
 
 // One accumulator per thread, merged in thread order: deterministic for a given thread count and
@@ -203,6 +222,9 @@ public:
   }
   Reductions reduce(const ParticleStore& s) override {
     return visit(s, [&](auto p) { return pardyn::reduce(p); });
+  }
+  double kinetic_energy(const ParticleStore& s) override {
+    return visit(s, [&](auto p) { return pardyn::kinetic(p); });
   }
   void reflect_walls(ParticleStore& s, const Box& box, double e) override {
     visit(s, [&](auto p) {

@@ -19,7 +19,7 @@ public:
 private:
   void act(StepContext& ctx, double h, double T0) override {
     const double dof = ctx.dof();
-    const double K = ctx.ops().reduce(ctx.store()).kinetic;
+    const double K = ctx.ops().kinetic_energy(ctx.store());
     if (!(K > 0) || !(dof > 0)) return;  // particles at rest cannot be scaled to a temperature
     const double T = 2.0 * K / dof;
     // h > tau with T >> T0 would give lambda^2 < 0: the velocities are then set to zero.

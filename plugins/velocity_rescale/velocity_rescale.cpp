@@ -16,7 +16,7 @@ public:
 private:
   void act(StepContext& ctx, double h, double T0) override {
     const double dof = ctx.dof();
-    const double K = ctx.ops().reduce(ctx.store()).kinetic;
+    const double K = ctx.ops().kinetic_energy(ctx.store());
     if (!(K > 0) || !(dof > 0)) return;  // particles at rest cannot be scaled to a temperature
     CounterRng rng(settings().seed, ctx.step());
     const double alpha = bussi_scale(K, 0.5 * dof * T0, dof, h, settings().tau, rng);

@@ -115,6 +115,9 @@ public:
   // Maps positions on periodic axes back into the box.
   virtual void wrap_periodic(ParticleStore& s, const Box& box) = 0;
   virtual Reductions reduce(const ParticleStore& s) = 0;
+  // The kinetic energy alone (sum m v^2 / 2, in double): what a thermostat needs at every step,
+  // without the other sums of reduce().
+  virtual double kinetic_energy(const ParticleStore& s) { return reduce(s).kinetic; }
   // --- boundaries and thermostats ---
   // Hard walls after a drift: every particle beyond a wall face (axes with Boundary::Wall) is put
   // back by mirroring its position in the face, and its normal velocity becomes -restitution times
