@@ -37,39 +37,49 @@ void drift(const ParticleView<Real, Dim>& p, Real dt) {
   }
 }
 
-// The kinetic energy alone, compensated per thread and merged in thread order like reduce().
-template <class Real, int Dim>
-double kinetic(const ParticleView<Real, Dim>& p) {
-  std::vector<CompensatedSum> parts(omp_get_max_threads());
+// One accumulator per thread (Acc: add(view, i), merge(other)), merged in thread order:
+// deterministic for a given thread count and accurate to a few ulp of the total.
+template <class Acc, class View>
+Acc sum_particles(const View& p) {
+  std::vector<Acc> parts(omp_get_max_threads());
 #pragma omp parallel if (p.n > kParallelMin)
   {
-    CompensatedSum& s = parts[omp_get_thread_num()];
+    Acc& s = parts[omp_get_thread_num()];
 #pragma omp for schedule(static)
-    for (std::size_t i = 0; i < p.n; ++i) {
-      double v2 = 0;
-      for (int d = 0; d < Dim; ++d) v2 += double(p.v[d][i]) * double(p.v[d][i]);
-      s.add(0.5 * double(p.mass[i]) * v2);
-    }
+    for (std::size_t i = 0; i < p.n; ++i) s.add(p, i);
   }
-  CompensatedSum total;
-  for (const auto& s : parts) total.add(s);
-  return total.value();
+  Acc total;
+  for (const auto& s : parts) total.merge(s);
+  return total;
 }
 
-// One accumulator per thread, merged in thread order: deterministic for a given thread count and
-// accurate to a few ulp of the total.
+// The kinetic energy alone (what a thermostat needs at every step).
+struct KineticSum {
+  CompensatedSum k;
+  template <class View>
+  void add(const View& p, std::size_t i) {
+    double v2 = 0;
+    for (int d = 0; d < View::dim; ++d) v2 += double(p.v[d][i]) * double(p.v[d][i]);
+    k.add(0.5 * double(p.mass[i]) * v2);
+  }
+  void merge(const KineticSum& o) { k.add(o.k); }
+};
+// Every sum of the thermo row (reduction.hpp).
+struct AllSums : ParticleSums {
+  template <class View>
+  void add(const View& p, std::size_t i) {
+    add_particle(p, i);
+  }
+};
+
+template <class Real, int Dim>
+double kinetic(const ParticleView<Real, Dim>& p) {
+  return sum_particles<KineticSum>(p).k.value();
+}
+
 template <class Real, int Dim>
 Reductions reduce(const ParticleView<Real, Dim>& p) {
-  std::vector<ParticleSums> parts(omp_get_max_threads());
-#pragma omp parallel if (p.n > kParallelMin)
-  {
-    ParticleSums& s = parts[omp_get_thread_num()];
-#pragma omp for schedule(static)
-    for (std::size_t i = 0; i < p.n; ++i) s.add_particle(p, i);
-  }
-  ParticleSums total;
-  for (const auto& s : parts) total.merge(s);
-  return total.result(p.n);
+  return sum_particles<AllSums>(p).result(p.n);
 }
 
 // 2·dim arrays of n values, one after the other: x_0 .. x_{dim-1}, v_0 .. v_{dim-1}.
