@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "pardyn/config.hpp"
@@ -204,7 +205,14 @@ int main(int argc, char** argv) {
 
   auto* version = app.add_subcommand("version", "print version and build information");
 
-  CLI11_PARSE(app, argc, argv);
+  // A bad command line exits 2 (docs/user-guide.md), whatever CLI11's own code for the mistake;
+  // --help exits 0.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
 
   // Started by mpirun as one of several processes: a parallel run (MPI ends when main returns).
   try {
@@ -288,10 +296,19 @@ int main(int argc, char** argv) {
       std::printf("done: %llu steps, %.4g steps/s, %llu force evaluations\n",
                   (unsigned long long)sim.steps_done(), sim.steps_per_second(),
                   (unsigned long long)sim.force_evaluations());
-      std::printf("output: %s\n  run.pvd     frames for ParaView:  paraview %s/run.pvd\n"
-                  "  thermo.csv  energies, momentum, temperature per observation\n"
-                  "  config.toml the resolved configuration\n",
-                  sim.output_dir().c_str(), sim.output_dir().c_str());
+      // Only what this run wrote (a run without a vtk output has no run.pvd).
+      const std::string& dir = sim.output_dir();
+      auto has = [&](const char* f) { return std::filesystem::exists(dir + "/" + f); };
+      std::printf("output: %s\n", dir.c_str());
+      if (has("run.pvd"))
+        std::printf("  run.pvd      frames for ParaView:  paraview %s/run.pvd\n", dir.c_str());
+      if (has("thermo.csv"))
+        std::printf("  thermo.csv   energies, momentum, temperature per observation\n");
+      if (has("clusters.csv"))
+        std::printf("  clusters.csv droplet-size histogram per analysis\n");
+      if (has("fields.pvd"))
+        std::printf("  fields.pvd   density and temperature grids for ParaView\n");
+      if (has("config.toml")) std::printf("  config.toml  the resolved configuration\n");
     }
     return 0;
   } catch (const parallel::QuietError&) {

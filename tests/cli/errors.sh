@@ -20,6 +20,12 @@ expect_error 1 "bad.toml:11:7: 'eps' in [[potential]] #1 (gravity) is -0.1; it m
 expect_error 1 "3 errors in scenario" -- "$PARDYN" run bad.toml
 expect_error 1 "no such file" -- "$PARDYN" run missing.toml
 expect_error 2 "did you mean 'gravity'" -- "$PARDYN" plugins show gravty
+# Command-line mistakes exit 2 (docs/user-guide.md), whatever CLI11's own code for each; --help 0.
+expect_error 2 "file is required" -- "$PARDYN" run
+expect_error 2 "A subcommand is required" -- "$PARDYN"
+expect_error 2 "The following argument was not expected: --frobnicate" -- "$PARDYN" run x.toml --frobnicate
+expect_error 2 "name is required" -- "$PARDYN" plugins show
+expect_error 0 "plugin-based particle dynamics" -- "$PARDYN" --help
 expect_error 1 "--set nosection: expected section.key=value" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set nosection
 
 # an error raised inside a plugin (not by the schema) is reported, also by validate, with exit code 1
