@@ -336,3 +336,34 @@ TEST(SimulationErrors, ParticlesOutsideAWalledBoxAreRefused) {
     EXPECT_NE(std::string(e.what()).find("outside the walled box"), std::string::npos) << e.what();
   }
 }
+
+// With a fixed step the time is step x dt exactly, in thermo.csv as in the run (a running sum of
+// 0.002 drifts to 1.9999999999999793 after 1000 steps).
+TEST(Simulation, FixedStepTimesAreExactMultiplesOfDt) {
+  const std::string dir = test::scratch_dir("exact-time");
+  std::ofstream(dir + "/s.toml")
+      << "[simulation]\ndimension = 2\nsteps = 1000\nbackend = \"cpu\"\n[box]\nlo = [0, 0]\n"
+         "hi = [20, 20]\nboundary = \"periodic\"\n[[particles]]\ngenerator = \"lattice\"\n"
+         "kind = \"square\"\ncount = 100\nspacing = 1.0\ntemperature = 0.5\n[integrator]\n"
+         "type = \"leapfrog\"\ndt = 0.002\n[[output]]\ntype = \"thermo\"\ninterval = 250\n";
+  Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  {
+    Simulation sim(sc, test::registry(), opt);
+    sim.run();
+    EXPECT_EQ(sim.time(), 1000 * 0.002);
+  }
+  std::ifstream f(dir + "/out/thermo.csv");
+  std::string line;
+  std::getline(f, line);
+  int rows = 0;
+  while (std::getline(f, line)) {
+    const auto c1 = line.find(','), c2 = line.find(',', c1 + 1);
+    const double step = std::stod(line.substr(0, c1)), t = std::stod(line.substr(c1 + 1, c2 - c1 - 1));
+    EXPECT_EQ(t, step * 0.002) << line.substr(0, c2);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 5);
+}
