@@ -459,6 +459,20 @@ TEST(CellList, FarZonesStayWithinTheDocumentedError) {
     }
 }
 
+// A dense gas whose default cells (about 8 particles each) would be narrower than soft_gas's
+// short range: the default cell size grows to the short-range radius sqrt(rc^2 - eps^2), and the
+// near zone then holds the short-range part (the check agrees with the sizing: no error).
+TEST(CellList, DefaultCellsHoldTheShortRangeOfADenseGas) {
+  const HostParticles hp = random_particles(2, 6000, 53, 19.99);  // 3.75 per unit area
+  const Box box = make_box(2, 19.99, Boundary::Wall);  // 20 cells of 1.999
+  const HostParticles ref = all_pairs_reference("soft_gas", "", hp, Precision::Double, box);
+  Rig cl(Backend::Cpu, "soft_gas", "", "cell_list", "", hp, Precision::Double, box);
+  const HostParticles got = cl.compute();
+  EXPECT_GE(cl.cells().near * cl.cells().width[0], std::sqrt(4.0 - 0.01));
+  EXPECT_LT(cl.cells().width[0], 2.0);  // the short range, not rc, sized the cells
+  EXPECT_LT(rms_error(got, ref), 1e-4);
+}
+
 // The pyramid's accuracy is selectable: more rings, and quadrupoles, give smaller errors (the table
 // of docs/cell-list.md), and at the defaults the real gas is within 1e-4.
 TEST(CellList, FarZoneErrorFallsWithRingsAndQuadrupoles) {

@@ -520,7 +520,7 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
     // Without a cell size: about kFarParticlesPerCell particles a cell (the pyramid makes the far
     // work grow only with log(cells), so small cells cost little), but wide enough that `near`
     // rings hold the law's short range.
-    plan.target_cells = double(s.size()) / detail::kFarParticlesPerCell(dim);
+    plan.target_cells = double(s.size()) / detail::kFarParticlesPerCell;
     plan.floor_width = opt.short_range > 0 ? opt.short_range / opt.near : 0;
   } else {
     plan.verlet = opt.neighbour_list;

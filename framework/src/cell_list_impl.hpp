@@ -28,7 +28,7 @@ struct CellPlan {
 };
 
 // Far zones without a cell size: particles per level-0 cell wanted.
-constexpr double kFarParticlesPerCell(int) { return 8.0; }
+constexpr double kFarParticlesPerCell = 8.0;
 
 // Fills cl's grid (cells, origin, width, periodic, ncells) for the plan, the box and, for open
 // axes, the particles' bounding box [bmin, bmax].

@@ -523,22 +523,19 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
     const auto pot = registry.make_potential(ps.type, ps.params, run);
     const Reach reach = pot->reach();
     if (std::isfinite(reach.cutoff) || !(reach.short_range > 0) || pot->external()) continue;
-    std::string type = "all_pairs", params, why;
-    const std::string count = std::to_string(n) + " particles on the " + (gpu ? "GPU" : "CPU");
+    std::string type = "all_pairs", params;
+    std::string why = std::to_string(n) + " particles on the " + (gpu ? "GPU" : "CPU");
     if (periodic) {
       why = "a periodic axis";
     } else if (n == 0) {
       why = "the number of particles is not known before they are generated";
     } else if (!gpu) {
       if (n > 1000) type = "cell_list";
-      why = count;
     } else if (n >= 4000000) {
       type = "tree";
       params = "theta = 0.7";
-      why = count;
-    } else {
-      if (n < 3000 || n > 12000) type = "cell_list";
-      why = count;
+    } else if (n < 3000 || n > 12000) {
+      type = "cell_list";
     }
     if (!pot->supports(type == "tree" ? NeighbourhoodKind::Tree
                        : type == "cell_list" ? NeighbourhoodKind::CellList
@@ -548,9 +545,9 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
     if (!info) continue;  // a build without that scheme plugin keeps all_pairs
     ps.scheme.type = type;
     ps.scheme.params = parse_params(info->schema, params, type);
-    sc.notes.push_back(ps.type + " (" + ps.where + "): no scheme given, chose \"" + type +
-                       (params.empty() ? "" : "\" (" + params + ")") + (params.empty() ? "\"" : "") +
-                       " for " + why + "; set [[potential]] scheme to choose another (docs/real-gas.md)");
+    sc.notes.push_back(ps.type + " (" + ps.where + "): no scheme given, chose \"" + type + "\"" +
+                       (params.empty() ? "" : " (" + params + ")") + " for " + why +
+                       "; set [[potential]] scheme to choose another (docs/real-gas.md)");
   }
 }
 

@@ -37,6 +37,7 @@
 #include <memory>
 
 #include "pardyn/box.hpp"
+#include "pardyn/evaluator.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn {
@@ -228,34 +229,21 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-// An evaluator of a long-range law with a short-range part (soft_gas: ln r everywhere plus a
-// repulsion inside r_c) declares `Real short2`: pair() equals the far-field form wherever
-// r^2 + soft2 >= short2. Far zones then check that the exact near zone reaches sqrt(short2).
-namespace detail {
-template <class E, class = void>
-struct has_short2_of : std::false_type {};
-template <class E>
-struct has_short2_of<E, std::void_t<decltype(std::declval<E>().short2)>> : std::true_type {};
-}  // namespace detail
-
 // Throws a pardyn::Error naming what to change when the near zone of cl cannot hold the law's
-// short-range part (far zones only).
+// short-range part (far zones only): the pairs closer than short_range_radius(ev) (evaluator.hpp),
+// the radius the default cell size respects.
 template <class Eval>
 void check_near_zone(const Eval& ev, const CellList& cl) {
-  if constexpr (detail::has_short2_of<Eval>::value) {
-    double w = cl.width[0];
-    for (int d = 1; d < cl.dim; ++d) w = w < cl.width[d] ? w : cl.width[d];
-    const double reach = cl.near * w;
-    if (reach * reach < double(ev.short2))
-      throw Error("cell_list far zones: the exact near zone reaches " + std::to_string(reach) +
-                  " (near = " + std::to_string(cl.near) + " rings of cells of edge " +
-                  std::to_string(w) + ") but the law's short-range part reaches " +
-                  std::to_string(std::sqrt(double(ev.short2))) +
-                  "; raise the scheme's cell_size or near");
-  } else {
-    (void)ev;
-    (void)cl;
-  }
+  const double need = short_range_radius(ev);
+  if (need <= 0) return;
+  double w = cl.width[0];
+  for (int d = 1; d < cl.dim; ++d) w = w < cl.width[d] ? w : cl.width[d];
+  const double reach = cl.near * w;
+  if (reach < need)
+    throw Error("cell_list far zones: the exact near zone reaches " + std::to_string(reach) +
+                " (near = " + std::to_string(cl.near) + " rings of cells of edge " +
+                std::to_string(w) + ") but the law's short-range part reaches " +
+                std::to_string(need) + "; raise the scheme's cell_size or near");
 }
 
 }  // namespace pardyn

@@ -57,6 +57,10 @@ struct has_far_of<E, std::void_t<decltype(std::declval<const E&>().far(
                          std::declval<typename E::real_type&>(), std::declval<typename E::real_type&>(),
                          std::declval<typename E::real_type&>()))>> : std::true_type {};
 template <class E, class = void>
+struct has_short2_of : std::false_type {};
+template <class E>
+struct has_short2_of<E, std::void_t<decltype(std::declval<E>().short2)>> : std::true_type {};
+template <class E, class = void>
 struct has_soft2_of : std::false_type {};
 template <class E>
 struct has_soft2_of<E, std::void_t<decltype(std::declval<E>().soft2)>> : std::true_type {};
@@ -67,6 +71,9 @@ struct EvaluatorTraits {
   static constexpr bool per_unit_mass = detail::per_unit_mass_of<Eval>::value;
   static constexpr bool has_cutoff = detail::has_cutoff_of<Eval>::value;
   static constexpr bool has_soft2 = detail::has_soft2_of<Eval>::value;
+  // A long-range law with a short-range part declares `Real short2`: pair() equals the far-field
+  // form wherever r^2 + soft2 >= short2 (soft_gas: rc^2).
+  static constexpr bool has_short_part = detail::has_short2_of<Eval>::value;
   // far() needs the evaluator to name its precision: `using real_type = Real;`.
   static constexpr bool has_far_field = detail::has_far_of<Eval>::value;
   static_assert(std::is_trivially_copyable_v<Eval>,
@@ -92,6 +99,21 @@ PARDYN_HD PARDYN_INLINE Real true_r2(const Eval& ev, Real r2) {
     return r2 - ev.soft2;
   else
     return r2;
+}
+
+// The law's short-range radius: pairs closer than this need the exact pair() (r^2 + soft2 <
+// short2), those beyond it equal the far-field form; 0 for a law without a short-range part. The
+// tree and the cell list's far zones keep every pair closer than this exact (Reach::short_range).
+template <class Eval>
+double short_range_radius(const Eval& ev) {
+  if constexpr (EvaluatorTraits<Eval>::has_short_part) {
+    double s2 = double(ev.short2);
+    if constexpr (EvaluatorTraits<Eval>::has_soft2) s2 -= double(ev.soft2);
+    return s2 > 0 ? std::sqrt(s2) : 0.0;
+  } else {
+    (void)ev;
+    return 0.0;
+  }
 }
 
 // The far-field monopole (law's far() form): a mass M at its centre of mass, seen from separation d

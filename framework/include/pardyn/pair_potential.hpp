@@ -31,8 +31,6 @@ public:
   explicit PairPotential(const Params& p, const RunInfo& run) : params_(p), run_(run) {}
 
   using Traits = EvaluatorTraits<typename Law::template Evaluator<double>>;
-  static constexpr bool kHasShortPart =
-      detail::has_short2_of<typename Law::template Evaluator<double>>::value;
 
   // All-pairs always; a cell list for cut-off laws and for long-range laws with a far field (exact
   // near cells, far cells by their moments); a tree for laws with a far field (a law with a
@@ -60,17 +58,9 @@ public:
            "\"all_pairs\"";
   }
 
-  // The short-range radius of a law that declares `short2` (pair() equals the far-field form
-  // wherever r^2 + soft2 >= short2): r_s = sqrt(short2 - soft2).
+  // The cut-off and the short-range radius (evaluator.hpp's short_range_radius).
   Reach reach() const override {
-    Reach r{cutoff(), 0.0};
-    if constexpr (kHasShortPart) {
-      const typename Law::template Evaluator<double> ev(params_);
-      double s2 = double(ev.short2);
-      if constexpr (Traits::has_soft2) s2 -= double(ev.soft2);
-      r.short_range = s2 > 0 ? std::sqrt(s2) : 0.0;
-    }
-    return r;
+    return Reach{cutoff(), short_range_radius(typename Law::template Evaluator<double>(params_))};
   }
 
   double cutoff() const override {

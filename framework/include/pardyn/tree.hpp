@@ -161,12 +161,5 @@ PARDYN_HD PARDYN_INLINE Real box_dist2(const Real* c, const Real* centre, const 
   return d2;
 }
 
-// A node's far field: far_multipole (evaluator.hpp), shared with the cell list's far zones.
-template <int Dim, bool Quad, bool Energy, class Eval, class Real>
-PARDYN_HD PARDYN_INLINE void far_node(const Eval& ev, const Real (&d)[3], Real M, const Real* q,
-                                      Real (&acc)[3], Real& ep, Real& vir) {
-  far_multipole<Dim, Quad, Energy>(ev, d, M, q, acc, ep, vir);
-}
-
 }  // namespace tree_detail
 }  // namespace pardyn

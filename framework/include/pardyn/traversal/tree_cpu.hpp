@@ -72,7 +72,7 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
         for (const int node : far_list) {
           const Real* c = t.com + 4 * std::size_t(node);
           const Real d[3] = {xi[0] - c[0], xi[1] - c[1], Dim == 3 ? xi[2] - c[2] : Real(0)};
-          tree_detail::far_node<Dim, Quad, Energy>(
+          far_multipole<Dim, Quad, Energy>(
               ev, d, c[3], Quad ? t.quad + NQ * std::size_t(node) : nullptr, acc, ep, vir);
         }
         Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;

@@ -12,7 +12,7 @@
 //     opened internal nodes are pushed.
 //   - When a list holds 32 entries the warp flushes it: each lane stages one entry (a node's centre
 //     of mass, mass and quadrupole, or a particle) in shared memory, and every lane adds all 32 to
-//     its sums: far entries through the law's far() (tree.hpp's far_node), near ones through
+//     its sums: far entries through the law's far() (evaluator.hpp's far_multipole), near ones through
 //     pair().
 //   - Results go to the store index of each target (perm), so the store is never reordered.
 // Everything is warp-synchronous: lanes past the group's last particle walk with a real one and
@@ -126,8 +126,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     for (int j = 0; j < cnt; ++j) {
       const Quad4<Real> c = sh.node[j];
       const Real d[3] = {me.c[0] - c.c[0], me.c[1] - c.c[1], Dim == 3 ? me.c[2] - c.c[2] : Real(0)};
-      tree_detail::far_node<Dim, Quad, Energy>(ev, d, c.c[3], Quad ? sh.quad[j] : nullptr, acc, ep,
-                                               vir);
+      far_multipole<Dim, Quad, Energy>(ev, d, c.c[3], Quad ? sh.quad[j] : nullptr, acc, ep, vir);
     }
     __syncwarp();
   };
