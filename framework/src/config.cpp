@@ -554,16 +554,16 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                       Registry& registry) {
+                       Registry& registry, const ScenarioSource* source) {
   Scenario sc;
   sc.path = path;
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(path + ": no such file");
-  sc.dir = fs::absolute(path).parent_path().string();
+  if (!source && !fs::exists(path, ec)) throw Error(path + ": no such file");
+  sc.dir = source ? source->dir : fs::absolute(path).parent_path().string();
 
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = source ? toml::parse(source->text, path) : toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     throw Error(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
@@ -881,6 +881,47 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   os << out << "\n";
   sc.resolved_toml = os.str();
   return sc;
+}
+
+namespace {
+// Every key of a TOML table as "a.b" (arrays of tables: "a[i].b") with its value as TOML text.
+void flatten(const toml::table& t, const std::string& prefix, std::map<std::string, std::string>& out) {
+  for (auto&& [k, node] : t) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = node.as_table()) {
+      flatten(*sub, key, out);
+    } else if (const auto* arr = node.as_array(); arr && arr->is_array_of_tables()) {
+      for (std::size_t i = 0; i < arr->size(); ++i)
+        flatten(*arr->get(i)->as_table(), key + "[" + std::to_string(i) + "]", out);
+    } else {
+      std::ostringstream os;
+      node.visit([&](auto&& v) { os << v; });
+      out[key] = os.str();
+    }
+  }
+}
+}  // namespace
+
+std::vector<std::string> scenario_changes(const std::string& before, const std::string& after) {
+  std::map<std::string, std::string> a, b;
+  flatten(toml::parse(before), "", a);
+  flatten(toml::parse(after), "", b);
+  // What a resumed run may change without changing the dynamics: how long it runs, where and
+  // what it writes, how often it reports, where plugins are found.
+  auto free = [](const std::string& k) {
+    static const std::set<std::string> keys = {
+        "simulation.steps", "simulation.end_time", "simulation.output", "simulation.name",
+        "simulation.progress_interval", "simulation.plugin_paths"};
+    return keys.count(k) > 0 || k.rfind("output[", 0) == 0;
+  };
+  std::set<std::string> changed;
+  for (const auto& [k, v] : a) {
+    const auto it = b.find(k);
+    if ((it == b.end() || it->second != v) && !free(k)) changed.insert(k);
+  }
+  for (const auto& [k, v] : b)
+    if (!a.count(k) && !free(k)) changed.insert(k);
+  return {changed.begin(), changed.end()};
 }
 
 }  // namespace pardyn

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "checkpoint.hpp"
 #include "pardyn/config.hpp"
 #include "pardyn/simulation.hpp"
 #include "parallel/communicator.hpp"
@@ -14,8 +15,16 @@ using namespace pardyn;
 namespace {
 
 Simulation* g_sim = nullptr;
-void on_signal(int) {
-  if (g_sim) g_sim->stop();
+volatile std::sig_atomic_t g_signals = 0;
+// The first SIGINT/SIGTERM stops the run after the current step (it writes its checkpoint and
+// exits 128 + the signal); a second one ends the process at once.
+void on_signal(int sig) {
+  if (g_signals++ > 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  if (g_sim) g_sim->stop(sig);
 }
 
 std::string kinds_text(unsigned bits, const char* a, const char* b) {
@@ -176,6 +185,46 @@ int cmd_plugins(Registry& reg, const std::string& show) {
   return 0;
 }
 
+// pardyn checkpoint WHERE: every checkpoint of a folder (or one file), checked, with its step.
+int cmd_checkpoint(const std::string& where) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::uint64_t, std::string>> files;
+  std::error_code ec;
+  if (fs::is_directory(where, ec)) {
+    fs::path dir = where;
+    if (!fs::is_directory(dir / "checkpoints", ec) && dir.lexically_normal().filename() == "checkpoints")
+      dir = dir.lexically_normal().parent_path();
+    files = checkpoint::list(dir.string());
+    if (files.empty()) {
+      std::fprintf(stderr, "pardyn: no checkpoint in %s/checkpoints\n", dir.string().c_str());
+      return 1;
+    }
+  } else {
+    files.emplace_back(0, where);
+  }
+  int bad = 0;
+  for (const auto& [step, file] : files) {
+    try {
+      const checkpoint::Data d = checkpoint::read(file);
+      std::printf("%s: intact; step %llu, time %.17g, %zu particles, %dD %s on %s%s, integrator %s, "
+                  "written at the %s (pardyn %s)\n",
+                  file.c_str(), (unsigned long long)d.step, d.time, d.particles.size(), d.dim,
+                  to_string(d.precision), d.backend.c_str(),
+                  d.ranks > 1 ? (", " + std::to_string(d.ranks) + " ranks").c_str() : "",
+                  d.integrator.type.c_str(),
+                  d.reason == "end"       ? "end of the run"
+                  : d.reason == "interrupt" ? "interruption"
+                  : d.reason == "seconds"   ? "wall-clock interval"
+                                            : "step interval",
+                  d.pardyn_version.c_str());
+    } catch (const Error& e) {
+      ++bad;
+      std::printf("%s\n", e.what());
+    }
+  }
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,12 +233,19 @@ int main(int argc, char** argv) {
                "Docs: docs/ in the source tree; `pardyn plugins` lists the force laws, schemes, "
                "integrators, generators and outputs."};
   app.require_subcommand(1);
-  std::string file, show, output;
+  std::string file, show, output, resume;
   std::vector<std::string> sets;
-  bool quiet = false;
+  bool quiet = false, resume_changed = false;
 
-  auto* run = app.add_subcommand("run", "run a scenario (TOML file)");
-  run->add_option("file", file, "scenario file")->required();
+  auto* run = app.add_subcommand("run", "run a scenario (TOML file), or resume one (--resume)");
+  run->add_option("file", file, "scenario file (with --resume: optional; the checkpoint's own "
+                                "scenario is used without it)");
+  run->add_option("--resume", resume,
+                  "continue from a checkpoint: its file, or a run's output folder (the newest "
+                  "intact checkpoint there)");
+  run->add_flag("--resume-changed", resume_changed,
+                "with --resume: allow changes that break bit-for-bit continuation (force law, N, "
+                "precision, backend, ranks, ...); the energy-drift reference starts afresh");
   run->add_option("--set", sets, "override a key: section.key=value (repeatable)");
   run->add_option("--output,-o", output, "output folder (overrides [simulation] output)");
   run->add_flag("--quiet,-q", quiet, "no progress bar and no thermo lines");
@@ -203,12 +259,22 @@ int main(int argc, char** argv) {
   show_cmd->add_option("name", show, "plugin name (or 'simulation', 'box')")->required();
   auto* doc_cmd = plugins->add_subcommand("doc", "print the reference of every plugin as Markdown");
 
+  auto* ckpt_cmd = app.add_subcommand(
+      "checkpoint", "check checkpoints and say what they hold (a file, or a run's output folder)");
+  std::string ckpt_where;
+  ckpt_cmd->add_option("where", ckpt_where, "checkpoint file or output folder")->required();
+
   auto* version = app.add_subcommand("version", "print version and build information");
 
   // A bad command line exits 2 (docs/user-guide.md), whatever CLI11's own code for the mistake;
   // --help exits 0.
   try {
     app.parse(argc, argv);
+    if (*run && file.empty() && resume.empty())
+      throw CLI::ValidationError("file is required",
+                                 "give a scenario file, or --resume FOLDER to continue a run");
+    if (resume_changed && resume.empty())
+      throw CLI::ValidationError("--resume-changed", "is only meaningful with --resume");
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
@@ -240,11 +306,24 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*plugins && *doc_cmd) return cmd_plugins_doc(registry);
+    if (*ckpt_cmd) return cmd_checkpoint(ckpt_where);
     if (*plugins) return cmd_plugins(registry, show);
     Scenario sc;
+    std::shared_ptr<const checkpoint::Data> ck;
+    std::string ck_file;
+    std::vector<std::string> ck_notes;
     parallel::agree(comm, [&] {
       registry.throw_if_refused();
-      sc = load_scenario(file, sets, registry);
+      if (resume.empty()) {
+        sc = load_scenario(file, sets, registry);
+        return;
+      }
+      Resume r = prepare_resume(resume, file, sets, registry, resume_changed);
+      sc = std::move(r.scenario);
+      ck = r.data;
+      ck_file = r.file;
+      ck_notes = r.notes;
+      if (output.empty()) output = r.output_dir;
     });
     if (comm) {
       // Every rank must run the same pardyn on the same scenario.
@@ -271,9 +350,15 @@ int main(int argc, char** argv) {
     RunOptions opt;
     opt.quiet = quiet;
     opt.output = output;
+    opt.resume = ck;
+    opt.resume_file = ck_file;
+    opt.resume_changed = resume_changed;
+    if (!quiet && root)
+      for (const auto& note : ck_notes) std::printf("note: %s\n", note.c_str());
     if (!quiet && root && !comm)
       for (const auto& note : sc.notes) std::printf("note: %s\n", note.c_str());
     Simulation sim(sc, registry, opt);
+    ck.reset();  // the simulation holds what it needs until the first step
     g_sim = &sim;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -292,6 +377,20 @@ int main(int argc, char** argv) {
       throw;
     }
     g_sim = nullptr;
+    if (sim.stopped_by() > 0) {
+      // Interrupted: 128 + the signal, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
+      if (root) {
+        if (!sim.last_checkpoint().empty())
+          std::fprintf(stderr, "pardyn: interrupted (%s); continue with: pardyn run --resume %s\n",
+                       sim.stopped_by() == SIGTERM ? "SIGTERM" : sim.stopped_by() == SIGINT ? "SIGINT" : "signal",
+                       sim.output_dir().c_str());
+        else
+          std::fprintf(stderr,
+                       "pardyn: interrupted; no checkpoint was written (add an [[output]] with "
+                       "type = \"checkpoint\" to be able to continue a run)\n");
+      }
+      return 128 + sim.stopped_by();
+    }
     if (!quiet && root) {
       std::printf("done: %llu steps, %.4g steps/s, %llu force evaluations\n",
                   (unsigned long long)sim.steps_done(), sim.steps_per_second(),

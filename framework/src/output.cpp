@@ -1,5 +1,7 @@
 #include "pardyn/output.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,6 +39,40 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     if (!f) throw Error("error writing " + tmp + " (disk full?)");
   }
   commit_file(tmp, path);
+}
+
+bool resume_csv(const std::string& path, std::uint64_t step, const std::string& header) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string line, kept;
+  if (!std::getline(in, line)) return false;
+  if (!header.empty() && line != header) {
+    in.close();
+    std::error_code ec;
+    std::filesystem::rename(path, path + ".before-resume", ec);
+    return false;
+  }
+  kept = line + "\n";
+  while (std::getline(in, line)) {
+    // A row cut short by the run's death has no newline after it and is dropped with the rest
+    // (getline cannot tell; a row with too few fields is dropped below).
+    const auto comma = line.find(',');
+    if (comma == std::string::npos || comma == 0) continue;
+    std::uint64_t s = 0;
+    bool digits = true;
+    for (std::size_t k = 0; k < comma; ++k) {
+      if (line[k] < '0' || line[k] > '9') digits = false;
+      else s = s * 10 + std::uint64_t(line[k] - '0');
+    }
+    if (!digits || s > step) continue;
+    if (!header.empty() && std::count(line.begin(), line.end(), ',') !=
+                               std::count(header.begin(), header.end(), ','))
+      continue;
+    kept += line + "\n";
+  }
+  in.close();
+  write_file_atomic(path, kept);
+  return true;
 }
 
 void make_directories(const std::string& path) {

@@ -25,11 +25,15 @@ Progress::Progress(std::uint64_t total, bool quiet)
     : total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)),
       start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
-void Progress::start() { start_ = last_draw_ = std::chrono::steady_clock::now(); }
+void Progress::start(std::uint64_t first_step) {
+  first_ = first_step;
+  last_step_ = first_step;
+  start_ = last_draw_ = std::chrono::steady_clock::now();
+}
 
 double Progress::steps_per_second() const {
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  return el > 0 ? double(last_step_) / el : 0.0;
+  return el > 0 ? double(last_step_ - std::min(first_, last_step_)) / el : 0.0;
 }
 
 void Progress::clear_bar() {
@@ -44,9 +48,13 @@ void Progress::update(std::uint64_t step, double fraction) {
   if (quiet_ || total_ == 0) return;
   const auto now = std::chrono::steady_clock::now();
   const double el = std::chrono::duration<double>(now - start_).count();
-  const double rate = el > 0 ? double(step) / el : 0.0;
+  // A resumed run counts its rate and ETA from the step it resumed at.
+  const double done = double(step - std::min(first_, step));
+  const double rate = el > 0 ? done / el : 0.0;
   const double frac = fraction >= 0 ? std::min(1.0, fraction) : double(step) / double(total_);
-  const double eta = frac > 0 ? el * (1.0 - frac) / frac : NAN;
+  const double eta = rate > 0 && fraction < 0 ? double(total_ - std::min(total_, step)) / rate
+                     : frac > 0                ? el * (1.0 - frac) / frac
+                                               : NAN;
   if (tty_) {
     if (frac < 1.0 && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;

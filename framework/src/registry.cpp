@@ -1,4 +1,5 @@
 #include "pardyn/registry.hpp"
+#include "pardyn/simulation.hpp"
 
 #include "pardyn/cuda.hpp"
 
@@ -76,7 +77,8 @@ std::string major_cuda(int v) { return std::to_string(v / 1000) + "." + std::to_
 
 }  // namespace
 
-Registry::Registry() = default;
+// The framework's own outputs (the checkpoint output) are there from the start.
+Registry::Registry() { add_in_process(register_builtin_outputs, "pardyn (built in)"); }
 
 Registry::~Registry() {
   // Factories (std::function objects whose code lives in the libraries) go before the libraries.

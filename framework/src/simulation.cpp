@@ -11,6 +11,10 @@
 #include <limits>
 #include <random>
 
+#include <csignal>
+#include <cstring>
+
+#include "checkpoint.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/output.hpp"
@@ -73,7 +77,144 @@ void check_generated(const HostParticles& hp, const ParticleBlock& pb, int dim) 
   }
 }
 
+// [[output]] type = "checkpoint": a marker the scheduler recognises and takes out of the observers;
+// it writes the checkpoints itself (it alone sees the integrator's and modifiers' states).
+class CheckpointOutput final : public Observer {
+public:
+  CheckpointOutput(std::uint64_t interval, double seconds, std::size_t keep)
+      : interval_(interval), seconds_(seconds), keep_(keep) {}
+  std::uint64_t interval() const override { return interval_ ? interval_ : ~std::uint64_t(0); }
+  void observe(const ObserveContext&) override {}
+  std::uint64_t steps() const { return interval_; }
+  double seconds() const { return seconds_; }
+  std::size_t keep() const { return keep_; }
+
+private:
+  std::uint64_t interval_;
+  double seconds_;
+  std::size_t keep_;
+};
+
+const char* const kCheckpointDoc = R"(Writes the whole state of the run to
+<output>/checkpoints/checkpoint-<step>.h5 every `interval` steps and/or every `every_seconds` of
+wall-clock time, and once more when the run ends or is interrupted (SIGINT, SIGTERM: the run exits
+130 or 143 after writing it). A non-finite state is never written: a run that stops on NaN names
+its newest checkpoint, the last finite state saved.
+`pardyn run --resume <output folder>` continues from the newest intact one, bit for bit: the same
+thermo rows and the same positions as a run that never stopped (same build, backend, precision,
+thread and rank count). The file is HDF5 in the H5MD layout (particles/all/position/value, ...)
+with pardyn's own group /pardyn (step, time, integrator and modifier states, the scenario), after
+a 512-byte header with a CRC-32 of the rest; it is written to a temporary name and renamed, so a
+run killed at any moment leaves the previous checkpoint intact. Format, h5py example and what may
+change on resume: docs/checkpoints.md.
+Example:
+  [[output]]
+  type = "checkpoint"
+  interval = 10000
+  every_seconds = 1800
+  keep = 2)";
+
+// Per-rank particles as bytes, for the gather of a parallel run's checkpoint.
+template <class T>
+void put_array(std::vector<char>& b, const std::vector<T>& v) {
+  const std::uint64_t n = v.size();
+  const char* p = reinterpret_cast<const char*>(&n);
+  b.insert(b.end(), p, p + sizeof n);
+  p = reinterpret_cast<const char*>(v.data());
+  b.insert(b.end(), p, p + n * sizeof(T));
+}
+template <class T>
+void get_array(const std::vector<char>& b, std::size_t& at, std::vector<T>& v) {
+  std::uint64_t n = 0;
+  if (at + sizeof n > b.size()) throw Error("internal: a malformed checkpoint block from a rank");
+  std::memcpy(&n, b.data() + at, sizeof n);
+  at += sizeof n;
+  if (at + n * sizeof(T) > b.size()) throw Error("internal: a malformed checkpoint block from a rank");
+  v.resize(n);
+  std::memcpy(v.data(), b.data() + at, n * sizeof(T));
+  at += n * sizeof(T);
+}
+std::vector<char> pack(const HostParticles& p) {
+  std::vector<char> b;
+  for (int d = 0; d < p.dim; ++d) {
+    put_array(b, p.x[d]);
+    put_array(b, p.v[d]);
+    put_array(b, p.a[d]);
+  }
+  put_array(b, p.mass);
+  put_array(b, p.type);
+  put_array(b, p.id);
+  const std::uint64_t labels = p.labels.size();
+  put_array(b, std::vector<std::uint64_t>{labels});
+  for (const auto& [name, values] : p.labels) {
+    put_array(b, std::vector<char>(name.begin(), name.end()));
+    put_array(b, values);
+  }
+  return b;
+}
+void unpack_append(const std::vector<char>& b, HostParticles& all) {
+  HostParticles p(all.dim);
+  std::size_t at = 0;
+  for (int d = 0; d < p.dim; ++d) {
+    get_array(b, at, p.x[d]);
+    get_array(b, at, p.v[d]);
+    get_array(b, at, p.a[d]);
+  }
+  get_array(b, at, p.mass);
+  get_array(b, at, p.type);
+  get_array(b, at, p.id);
+  std::vector<std::uint64_t> labels;
+  get_array(b, at, labels);
+  for (std::uint64_t k = 0; k < (labels.empty() ? 0 : labels[0]); ++k) {
+    std::vector<char> name;
+    std::vector<std::int32_t> values;
+    get_array(b, at, name);
+    get_array(b, at, values);
+    p.labels.emplace_back(std::string(name.begin(), name.end()), std::move(values));
+  }
+  const std::size_t n0 = all.size();
+  all.append(p);
+  // append() leaves labels alone: a label every rank has is joined; others are dropped.
+  if (n0 == 0) {
+    all.labels = p.labels;
+  } else {
+    std::vector<std::pair<std::string, std::vector<std::int32_t>>> joined;
+    for (auto& [name, values] : all.labels)
+      for (const auto& [pname, pvalues] : p.labels)
+        if (pname == name) {
+          values.insert(values.end(), pvalues.begin(), pvalues.end());
+          joined.emplace_back(name, std::move(values));
+          break;
+        }
+    all.labels = std::move(joined);
+  }
+}
+
 }  // namespace
+
+void register_builtin_outputs(Registrar& r) {
+  FactoryInfo f;
+  f.kind = PluginKind::Observer;
+  f.name = "checkpoint";
+  f.summary = "the whole state of the run in an HDF5 file, to resume it exactly (pardyn run --resume)";
+  f.doc = kCheckpointDoc;
+  f.backends = kCpu | kCuda;
+  f.schema
+      .integer("interval", 0,
+               "write a checkpoint every this many steps (0: none by step count; the final one is "
+               "written anyway)",
+               0.0)
+      .real("every_seconds", 0.0, "s (wall clock)",
+            "write a checkpoint when this much wall-clock time has passed since the last one (0: "
+            "none by time)",
+            0.0)
+      .integer("keep", 2, "how many checkpoints to keep; older ones are deleted", 1.0, 1000000.0);
+  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
+          return std::unique_ptr<Observer>(new CheckpointOutput(
+              std::uint64_t(p.integer("interval")), p.real("every_seconds"),
+              std::size_t(p.integer("keep"))));
+        }));
+}
 
 void check_objects(const Scenario& sc, const Registry& registry) {
   RunInfo run;
@@ -102,6 +243,9 @@ void check_objects(const Scenario& sc, const Registry& registry) {
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
     : scenario_(sc), quiet_(opt.quiet) {
+  resume_ = opt.resume;
+  resume_file_ = opt.resume_file;
+  resume_changed_ = opt.resume_changed;
   comm_ = opt.serial ? nullptr : parallel::world();
   if (comm_) {
     run_.rank = comm_->rank();
@@ -122,6 +266,20 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     cuda::select_device(comm_->local_rank() % cuda::device_count());
   parallel::agree(comm_, [&] { backend_ = make_backend(sc.backend, note); });
 
+  if (resume_ && !resume_changed_) {
+    // The same arithmetic as the run that wrote the checkpoint: backend and CPU thread count.
+    if (resume_->backend != to_string(backend_.backend))
+      throw Error("checkpoint " + resume_file_ + " was written on the " + resume_->backend +
+                  " backend; this run got " + to_string(backend_.backend) +
+                  ": set [simulation] backend = \"" + resume_->backend +
+                  "\" (or give --resume-changed to continue on this one, not bit for bit)");
+    if (backend_.backend == Backend::Cpu && resume_->threads != omp_get_max_threads())
+      throw Error("checkpoint " + resume_file_ + " was written by " +
+                  std::to_string(resume_->threads) + " CPU threads; this run has " +
+                  std::to_string(omp_get_max_threads()) + ", which sums forces in another order: "
+                  "set [simulation] threads = " + std::to_string(resume_->threads) +
+                  " (or OMP_NUM_THREADS), or give --resume-changed");
+  }
   run_.dim = sc.dim;
   run_.precision = sc.precision;
   run_.backend = backend_.backend;
@@ -131,6 +289,12 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   run_.scenario_dir = sc.dir;
   run_.quiet = opt.quiet;
   run_.end_time = sc.end_time;
+  if (resume_) {
+    run_.resume = true;
+    run_.resume_step = resume_->step;
+    run_.resume_time = resume_->time;
+    first_step_ = resume_->step;
+  }
   progress_ = std::make_unique<Progress>(sc.steps, opt.quiet || run_.rank != 0);
   if (!note.empty()) progress_->message(note);
 
@@ -165,6 +329,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     forces_.push_back(std::move(ft));
   }
   integrator_ = registry.make_integrator(sc.integrator.type, sc.integrator.params, run_);
+  dt_max_ = integrator_->dt();
   // Parallel runs: the all-pairs ring for all-pairs terms, a domain decomposition for cell lists.
   if (comm_) {
     double width = 0, trigger = std::numeric_limits<double>::infinity();
@@ -207,7 +372,8 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     }
     if (pairs) ring_ = std::make_unique<parallel::Ring>(*comm_, backend_.backend);
   }
-  generate(sc, registry);
+  if (resume_) restore_particles(*resume_);
+  else generate(sc, registry);
   bool wall_axis = false;
   for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
   if (has_walls_ && !wall_axis)
@@ -234,7 +400,19 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     if (!modifiers_.back()->conserves_momentum()) momentum_conserved_ = false;
   }
   for (const auto& o : sc.outputs) {
-    observers_.push_back(registry.make_observer(o.type, o.params, run_));
+    auto obs = registry.make_observer(o.type, o.params, run_);
+    if (const auto* c = dynamic_cast<const CheckpointOutput*>(obs.get())) {
+      if (ckpt_.on)
+        throw Error("[[output]] type = \"checkpoint\" (" + o.where +
+                    ") is given twice; one checkpoint output takes interval, every_seconds and "
+                    "keep together");
+      ckpt_.on = true;
+      ckpt_.interval = c->steps();
+      ckpt_.every_seconds = c->seconds();
+      ckpt_.keep = c->keep();
+      continue;
+    }
+    observers_.push_back(std::move(obs));
     analysis_first_.push_back(run_.extra_columns.size());
     for (const auto& c : observers_.back()->columns()) run_.extra_columns.push_back(c);
   }
@@ -248,7 +426,25 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     if (run_.rank != 0) return;
     make_directories(run_.output_dir);
     std::error_code ec;
-    if (fs::exists(fs::path(run_.output_dir) / "frames", ec))
+    // Checkpoints: temporary files of a run killed while writing one are deleted; a resumed run
+    // deletes the checkpoints after its own (they belong to the run that died).
+    for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "checkpoints", ec))
+      if (e.path().filename().string().find(".h5.tmp-") != std::string::npos) fs::remove(e.path(), ec);
+    ec.clear();
+    const auto earlier = checkpoint::list(run_.output_dir);
+    if (resume_) {
+      for (const auto& [step, file] : earlier)
+        if (step > resume_->step) fs::remove(file, ec);
+    } else if (!earlier.empty()) {
+      // A fresh run would mix its checkpoints with an earlier run's (and delete them by `keep`).
+      throw Error("the output folder " + run_.output_dir + " holds checkpoints of an earlier run " +
+                  "(the newest at step " + std::to_string(earlier.back().first) +
+                  "); continue that run with `pardyn run --resume " + run_.output_dir +
+                  "`, or delete " + (fs::path(run_.output_dir) / "checkpoints").string() +
+                  " (or choose another folder with -o) to start afresh");
+    }
+    // A resumed run continues the series: its observers drop what follows the checkpoint.
+    if (!resume_ && fs::exists(fs::path(run_.output_dir) / "frames", ec))
       for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "frames", ec))
         if (e.path().extension() == ".vtp" || e.path().extension() == ".pvtp") fs::remove(e.path(), ec);
     write_file_atomic((fs::path(run_.output_dir) / "config.toml").string(), sc.resolved_toml);
@@ -459,6 +655,29 @@ bool Simulation::wants_energy(std::uint64_t step) const {
 }
 
 void Simulation::compute_forces() {
+  if (!need_energy_) {
+    evaluate_forces();
+    ++force_evals_;
+    return;
+  }
+  // Energies in a pass of their own: the accelerations always come from an evaluation without
+  // energies, so that how often a run observes never changes its trajectory (force kernels with and
+  // without energies may sum in different orders). A resumed run that observes at other steps, or
+  // an extended one, therefore continues bit for bit. Costs one more evaluation per observed step.
+  need_energy_ = false;
+  evaluate_forces();
+  need_energy_ = true;
+  if (!energy_store_ || energy_store_->capacity() != store_->capacity()) {
+    energy_store_ = std::make_unique<ParticleStore>(run_.dim, run_.precision, store_->memory());
+    energy_store_->reserve(store_->capacity());
+  }
+  store_->swap_accelerations(*energy_store_);
+  evaluate_forces();
+  store_->swap_accelerations(*energy_store_);
+  ++force_evals_;
+}
+
+void Simulation::evaluate_forces() {
   // PARDYN_PARALLEL_STATS=2: the time of each part, the device synchronised after each (slower).
   static const bool phases = [] {
     const char* e = std::getenv("PARDYN_PARALLEL_STATS");
@@ -511,6 +730,13 @@ void Simulation::compute_forces() {
       ring_->compute(*f.potential, *store_, req, time_ring_);
     } else {
       f.scheme->update(*store_, run_.box, f.potential->reach());
+      if (f.scheme->reuses_structure() && f.scheme->rebuilt()) {
+        // Where the structure was built: a checkpoint saves it (restore_states rebuilds from it).
+        if (!f.built_at || built_at_size_ != store_->size())
+          f.built_at = backend_.ops->new_state(*store_);
+        built_at_size_ = store_->size();
+        backend_.ops->get_state(*store_, *f.built_at);
+      }
       mark(1);
       f.potential->compute(*store_, f.scheme->neighbourhood(), req);
       mark(2);
@@ -521,7 +747,6 @@ void Simulation::compute_forces() {
       before = now;
     }
   }
-  ++force_evals_;
 }
 
 void Simulation::check_inside_walls() {
@@ -617,7 +842,7 @@ void Simulation::observe(bool final_step) {
     throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
                 " (it was finite at step " + std::to_string(last_finite_step_) +
                 "); the time step is probably too large for the closest encounters: lower dt or "
-                "raise the softening");
+                "raise the softening" + non_finite_hint());
   last_finite_step_ = step_;
   unsigned fields = 0;
   for (auto* o : due) fields |= o->fields();
@@ -637,22 +862,53 @@ void Simulation::run() {
     for (auto& o : observers_) o->end();
   };
   try {
-    need_energy_ = true;
-    apply_boundaries();
-    time_ring_ = ring_ && scenario_.balance_by_speed && scenario_.rank_weights.empty();
-    compute_forces();
-    if (time_ring_) {
-      time_ring_ = false;
-      if (balance_ring()) compute_forces();
-    }
-    step_ = 0;
-    observe(scenario_.steps == 0);
-    const auto loop_start = std::chrono::steady_clock::now();
-    progress_->start();
-    const double dt_max = integrator_->dt();
+    const double dt_max = dt_max_;
     const bool control = scenario_.dt_acceleration && !integrator_->adaptive();
     const double end_time = scenario_.end_time;
-    for (std::uint64_t s = 1; s <= scenario_.steps; ++s) {
+    if (resume_) {
+      // The state after step s of the run that wrote the checkpoint: particles and their forces
+      // (restored in the constructor), the clocks and counters, the plugins' states. Nothing is
+      // observed at step s again: the files already hold it.
+      const checkpoint::Data& ck = *resume_;
+      step_ = ck.step;
+      time_ = ck.time;
+      last_dt_ = ck.last_dt;
+      force_evals_ = ck.force_evaluations;
+      last_finite_step_ = ck.last_finite_step;
+      if (!resume_changed_) {
+        have_e0_ = ck.have_e0;
+        e0_ = ck.e0;
+        std::copy(ck.com0, ck.com0 + 3, com0_);
+      }
+      restore_states(ck);
+      last_checkpoint_ = resume_file_;
+      last_checkpoint_step_ = ck.step;
+      have_checkpoint_step_ = true;
+      resume_.reset();  // the particles may be many: free them before stepping
+      progress_->message("resumed from " + last_checkpoint_ + " at step " +
+                         std::to_string(step_) + ", time " + format_value(time_));
+    } else {
+      need_energy_ = true;
+      apply_boundaries();
+      time_ring_ = ring_ && scenario_.balance_by_speed && scenario_.rank_weights.empty();
+      compute_forces();
+      if (time_ring_) {
+        time_ring_ = false;
+        if (balance_ring()) compute_forces();
+      }
+      step_ = 0;
+      observe(scenario_.steps == 0);
+    }
+    const std::uint64_t first = step_;
+    const auto loop_start = std::chrono::steady_clock::now();
+    ckpt_clock_ = loop_start;
+    progress_->start(first);
+    bool already_done = first >= scenario_.steps || (end_time > 0 && time_ >= end_time * (1 - 1e-12));
+    if (already_done && first > 0)
+      progress_->message("the checkpoint is at step " + std::to_string(first) +
+                         ", where the scenario ends: nothing to do (extend the run with --set "
+                         "simulation.steps=M)");
+    for (std::uint64_t s = first + 1; s <= scenario_.steps && !already_done; ++s) {
       step_ = s;
       if (control) {
         // dt = eta sqrt(length / max|a|), reduced on the backend (on the GPU for CUDA runs).
@@ -675,22 +931,41 @@ void Simulation::run() {
       steps_done_ = s;
       const bool finished = end_time > 0 && time_ >= end_time * (1 - 1e-12);
       bool stopping = stop_requested_.load() || finished;
+      int signal = stop_requested_.load() ? stop_signal_.load() : 0;
+      bool seconds_due = ckpt_.on && ckpt_.every_seconds > 0 &&
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                       ckpt_clock_).count() >= ckpt_.every_seconds;
       if (comm_) {
-        // A signal reaches the ranks at slightly different times: they stop at the same step.
-        double stop = stopping ? 1.0 : 0.0;
-        comm_->max(&stop, 1);
-        stopping = stop > 0;
+        // A signal reaches the ranks at slightly different times: they stop at the same step (and
+        // agree on the wall-clock checkpoints, whose clocks differ).
+        double v[3] = {stopping ? 1.0 : 0.0, double(signal), seconds_due ? 1.0 : 0.0};
+        comm_->max(v, 3);
+        stopping = v[0] > 0;
+        signal = int(v[1]);
+        seconds_due = v[2] > 0;
       }
+      const bool final_step = s == scenario_.steps || stopping;
+      // An interrupted run's checkpoint holds this step's forces as the integrator left them,
+      // before the energies of the final observation are computed.
+      if (ckpt_.on && stopping && !finished && s != scenario_.steps) write_checkpoint("interrupt");
       if (stopping && !need_energy_) {
         need_energy_ = true;  // the final observation needs energies
         compute_forces();
       }
-      observe(s == scenario_.steps || stopping);
+      observe(final_step);
+      const bool wrote = have_checkpoint_step_ && last_checkpoint_step_ == s;
+      if (ckpt_.on && !wrote) {
+        if (final_step) write_checkpoint("end");
+        else if (ckpt_.interval && s % ckpt_.interval == 0) write_checkpoint("interval");
+        else if (seconds_due) write_checkpoint("seconds");
+      }
       progress_->update(s, end_time > 0 ? time_ / end_time : -1.0);
       if (finished) break;
       if (stopping) {
+        stopped_by_ = signal;
         progress_->message("stopped at step " + std::to_string(s) +
-                           " on request; output is complete up to it");
+                           " on request; output is complete up to it" +
+                           (last_checkpoint_.empty() ? "" : "; checkpoint: " + last_checkpoint_));
         break;
       }
     }
@@ -709,6 +984,333 @@ void Simulation::run() {
     throw;
   }
   end_observers();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Checkpoints.
+
+namespace {
+
+// StateOut for the checkpoint: values as given; vectors downloaded through a scratch store of the
+// run's kind and gathered over the ranks (rank 0 keeps them, component-major).
+class StateSaver final : public StateOut {
+public:
+  StateSaver(checkpoint::PluginState& out, ParticleStore& store, BackendOps& ops,
+             parallel::Communicator* comm)
+      : out_(out), store_(store), ops_(ops), comm_(comm) {}
+  void real(const std::string& name, double v) override { out_.reals[name] = v; }
+  void integer(const std::string& name, std::int64_t v) override { out_.integers[name] = v; }
+  void vector(const std::string& name, const StateVector& y) override {
+    const int dim = store_.dim();
+    const std::size_t n = store_.size();
+    ParticleStore tmp(dim, store_.precision(), store_.memory());
+    tmp.resize(n);
+    ops_.set_state(tmp, y);
+    HostParticles h(dim);
+    tmp.download(h, ParticleStore::kPosition | ParticleStore::kVelocity);
+    std::vector<double> mine;
+    mine.reserve(std::size_t(2 * dim) * n);
+    for (int c = 0; c < 2 * dim; ++c) {
+      const auto& a = c < dim ? h.x[c] : h.v[c - dim];
+      mine.insert(mine.end(), a.begin(), a.end());
+    }
+    if (!comm_) {
+      out_.vectors[name] = std::move(mine);
+      return;
+    }
+    std::vector<char> bytes(mine.size() * sizeof(double));
+    std::memcpy(bytes.data(), mine.data(), bytes.size());
+    const auto all = comm_->gather(bytes);
+    if (comm_->rank() != 0) return;
+    std::vector<std::size_t> counts;
+    for (const auto& b : all) counts.push_back(b.size() / sizeof(double) / std::size_t(2 * dim));
+    std::vector<double>& v = out_.vectors[name];
+    for (int c = 0; c < 2 * dim; ++c)
+      for (std::size_t r = 0; r < all.size(); ++r) {
+        const double* p = reinterpret_cast<const double*>(all[r].data()) + std::size_t(c) * counts[r];
+        v.insert(v.end(), p, p + counts[r]);
+      }
+  }
+
+private:
+  checkpoint::PluginState& out_;
+  ParticleStore& store_;
+  BackendOps& ops_;
+  parallel::Communicator* comm_;
+};
+
+// StateIn from a checkpoint: this rank's part of every vector (particles [offset, offset + n) of
+// the saved order).
+class StateLoader final : public StateIn {
+public:
+  StateLoader(const checkpoint::PluginState& in, const std::string& file, ParticleStore& store,
+              BackendOps& ops, std::size_t offset, std::size_t total)
+      : in_(in), file_(file), store_(store), ops_(ops), offset_(offset), total_(total) {}
+  double real(const std::string& name) override {
+    const auto it = in_.reals.find(name);
+    if (it == in_.reals.end()) missing(name);
+    return it->second;
+  }
+  std::int64_t integer(const std::string& name) override {
+    const auto it = in_.integers.find(name);
+    if (it == in_.integers.end()) missing(name);
+    return it->second;
+  }
+  bool has(const std::string& name) const override {
+    return in_.reals.count(name) || in_.integers.count(name) || in_.vectors.count(name);
+  }
+  void vector(const std::string& name, StateVector& y) override {
+    const auto it = in_.vectors.find(name);
+    if (it == in_.vectors.end()) missing(name);
+    const int dim = store_.dim();
+    const std::size_t n = store_.size();
+    if (it->second.size() != std::size_t(2 * dim) * total_)
+      throw Error("checkpoint " + file_ + ": " + in_.type + "'s vector '" + name + "' has " +
+                  std::to_string(it->second.size()) + " values, expected " +
+                  std::to_string(std::size_t(2 * dim) * total_));
+    HostParticles h(dim);
+    h.resize(n);
+    for (int c = 0; c < 2 * dim; ++c) {
+      auto& a = c < dim ? h.x[c] : h.v[c - dim];
+      const double* src = it->second.data() + std::size_t(c) * total_ + offset_;
+      std::copy(src, src + n, a.begin());
+    }
+    std::fill(h.mass.begin(), h.mass.end(), 1.0);
+    ParticleStore tmp(dim, store_.precision(), store_.memory());
+    tmp.upload(h);
+    ops_.get_state(tmp, y);
+  }
+
+private:
+  [[noreturn]] void missing(const std::string& name) const {
+    throw Error("checkpoint " + file_ + ": the saved state of " + in_.type + " has no '" + name +
+                "' (written by another version of the plugin?)");
+  }
+  const checkpoint::PluginState& in_;
+  std::string file_;
+  ParticleStore& store_;
+  BackendOps& ops_;
+  std::size_t offset_, total_;
+};
+
+}  // namespace
+
+void Simulation::restore_particles(const checkpoint::Data& ck) {
+  const HostParticles& all = ck.particles;
+  n_global_ = all.size();
+  const int ranks = comm_ ? comm_->size() : 1;
+  if (ck.ranks != ranks && !resume_changed_)
+    throw Error("checkpoint " + resume_file_ + " was written by a run of " +
+                std::to_string(ck.ranks) + " rank(s); this one has " + std::to_string(ranks) +
+                ": resume it with the same number of ranks" +
+                (ck.ranks > 1 ? " (mpirun -np " + std::to_string(ck.ranks) + ")" : "") +
+                ", or give --resume-changed to redistribute the particles (not bit for bit)");
+  if (ck.ranks != ranks) {
+    HostParticles copy = all;
+    if (comm_) distribute(copy);
+    store_->upload(copy);
+    return;
+  }
+  const int me = comm_ ? comm_->rank() : 0;
+  std::size_t offset = 0;
+  for (int r = 0; r < me; ++r) offset += std::size_t(ck.rank_counts[std::size_t(r)]);
+  const std::size_t n = std::size_t(ck.rank_counts[std::size_t(me)]);
+  HostParticles mine(all.dim);
+  mine.resize(n);
+  auto slice = [&](auto& dst, const auto& src) {
+    dst.assign(src.begin() + std::ptrdiff_t(offset), src.begin() + std::ptrdiff_t(offset + n));
+  };
+  for (int d = 0; d < all.dim; ++d) {
+    slice(mine.x[d], all.x[d]);
+    slice(mine.v[d], all.v[d]);
+    slice(mine.a[d], all.a[d]);
+  }
+  slice(mine.mass, all.mass);
+  slice(mine.type, all.type);
+  slice(mine.id, all.id);
+  for (const auto& [name, values] : all.labels) {
+    std::vector<std::int32_t> part;
+    slice(part, values);
+    mine.labels.emplace_back(name, std::move(part));
+  }
+  store_->upload(mine);
+}
+
+void Simulation::restore_states(const checkpoint::Data& ck) {
+  const bool exact_ranks = ck.ranks == (comm_ ? comm_->size() : 1);
+  std::size_t offset = 0;
+  if (comm_ && exact_ranks)
+    for (int r = 0; r < comm_->rank(); ++r) offset += std::size_t(ck.rank_counts[std::size_t(r)]);
+  auto load = [&](const checkpoint::PluginState& st, const std::string& type, auto& object,
+                  const std::string& what) {
+    if (st.type != type) {
+      // Only with --resume-changed (main compares the scenarios first).
+      progress_->message("resume: " + what + " is now \"" + type + "\" (was \"" + st.type +
+                         "\"): it starts without the saved state");
+      return;
+    }
+    if (!exact_ranks && !st.vectors.empty()) {
+      progress_->message("resume: " + what + " \"" + type + "\" starts afresh: its per-particle "
+                         "state cannot follow particles to another number of ranks");
+      return;
+    }
+    StateLoader in(st, resume_file_, *store_, *backend_.ops, offset, ck.particles.size());
+    object.load(in, *this);
+  };
+  load(ck.integrator, scenario_.integrator.type, *integrator_, "the integrator");
+  for (std::size_t k = 0; k < modifiers_.size(); ++k) {
+    if (k >= ck.modifiers.size()) {
+      progress_->message("resume: modifier " + std::to_string(k + 1) + " \"" +
+                         scenario_.modifiers[k].type + "\" is new: it starts afresh");
+      continue;
+    }
+    load(ck.modifiers[k], scenario_.modifiers[k].type, *modifiers_[k],
+         "modifier " + std::to_string(k + 1));
+  }
+  // Verlet lists: built again from the positions the run that wrote the checkpoint built them
+  // from, then the current positions are put back (without a new generation of the store, so the
+  // list is kept until particles have moved far enough, exactly as in that run).
+  if (domain_ || !exact_ranks) return;
+  for (std::size_t k = 0; k < forces_.size() && k < ck.schemes.size(); ++k) {
+    auto& f = forces_[k];
+    if (!ck.schemes[k].vectors.count("built_at") || !f.scheme->reuses_structure()) continue;
+    StateLoader in(ck.schemes[k], resume_file_, *store_, *backend_.ops, offset, ck.particles.size());
+    auto now = backend_.ops->new_state(*store_);
+    backend_.ops->get_state(*store_, *now);
+    f.built_at = backend_.ops->new_state(*store_);
+    built_at_size_ = store_->size();
+    in.vector("built_at", *f.built_at);
+    backend_.ops->set_state(*store_, *f.built_at);
+    f.scheme->update(*store_, run_.box, f.potential->reach());
+    backend_.ops->set_state(*store_, *now);
+  }
+}
+
+Resume prepare_resume(const std::string& where, const std::string& file,
+                      const std::vector<std::string>& overrides, Registry& registry,
+                      bool allow_changes) {
+  Resume r;
+  std::vector<std::string> skipped;
+  r.file = checkpoint::find(where, &skipped);
+  for (const auto& why : skipped) r.notes.push_back("skipped " + why);
+  auto data = std::make_shared<checkpoint::Data>(checkpoint::read(r.file));
+  if (file.empty()) {
+    ScenarioSource src{data->scenario_toml, data->scenario_dir};
+    r.scenario = load_scenario(data->scenario_path, overrides, registry, &src);
+  } else {
+    r.scenario = load_scenario(file, overrides, registry);
+  }
+  std::vector<std::string> changed = scenario_changes(data->scenario_toml, r.scenario.resolved_toml);
+  if (data->pardyn_version != PARDYN_VERSION_STRING || data->build_id != Registry::build_id())
+    changed.push_back("the pardyn build (the checkpoint's: " + data->pardyn_version + ", " +
+                      data->build_id + ")");
+  if (!changed.empty() && !allow_changes) {
+    std::string list;
+    for (const auto& k : changed) list += "\n  " + k;
+    throw Error("--resume " + r.file + ": the scenario differs from the checkpoint's in what the "
+                "run's exact continuation depends on:" + list +
+                "\nresume without these changes, or give --resume-changed to continue anyway (not "
+                "bit for bit; the energy-drift reference starts afresh)");
+  }
+  for (const auto& k : changed) r.notes.push_back("changed on resume: " + k);
+  r.output_dir = fs::path(r.file).parent_path().parent_path().string();
+  r.data = std::move(data);
+  return r;
+}
+
+std::string Simulation::non_finite_hint() const {
+  if (last_checkpoint_.empty()) return "";
+  return "; the last checkpoint, " + last_checkpoint_ + " (step " +
+         std::to_string(last_checkpoint_step_) +
+         "), holds a finite state: continue from it with a smaller step, e.g. `pardyn run --resume " +
+         last_checkpoint_ + " --resume-changed --set integrator.dt=...`";
+}
+
+void Simulation::write_checkpoint(const char* reason) {
+  // Everything observed so far is on disk before the checkpoint that a resumed run trusts.
+  for (auto& o : observers_) o->sync();
+  const Reductions r = reduce_all();
+  if (!r.finite)
+    throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
+                " (it was finite at step " + std::to_string(last_finite_step_) +
+                "); no checkpoint is written of it" + non_finite_hint());
+  checkpoint::Data d;
+  d.pardyn_version = PARDYN_VERSION_STRING;
+  d.build_id = Registry::build_id();
+  d.plugin_abi = kPluginAbi;
+  d.reason = reason;
+  d.scenario_toml = scenario_.resolved_toml;
+  d.scenario_path = fs::absolute(scenario_.path).lexically_normal().string();
+  d.scenario_dir = scenario_.dir;
+  d.output_dir = run_.output_dir;
+  d.dim = run_.dim;
+  d.box = run_.box;
+  d.precision = run_.precision;
+  d.backend = to_string(run_.backend);
+  d.threads = omp_get_max_threads();
+  d.ranks = comm_ ? comm_->size() : 1;
+  d.step = step_;
+  d.time = time_;
+  d.last_dt = last_dt_;
+  d.force_evaluations = force_evals_;
+  d.last_finite_step = step_;
+  d.have_e0 = have_e0_;
+  d.e0 = e0_;
+  std::copy(com0_, com0_ + 3, d.com0);
+  HostParticles mine(run_.dim);
+  store_->download(mine, ParticleStore::kPosition | ParticleStore::kVelocity |
+                             ParticleStore::kAcceleration | ParticleStore::kType |
+                             ParticleStore::kId | ParticleStore::kLabels);
+  if (comm_) {
+    const auto all = comm_->gather(pack(mine));
+    d.particles = HostParticles(run_.dim);
+    for (const auto& b : all) {
+      const std::size_t before = d.particles.size();
+      unpack_append(b, d.particles);
+      d.rank_counts.push_back(d.particles.size() - before);
+    }
+  } else {
+    d.rank_counts.push_back(mine.size());
+    d.particles = std::move(mine);
+  }
+  d.integrator.type = scenario_.integrator.type;
+  StateSaver si(d.integrator, *store_, *backend_.ops, comm_);
+  integrator_->save(si);
+  for (std::size_t k = 0; k < modifiers_.size(); ++k) {
+    d.modifiers.emplace_back();
+    d.modifiers.back().type = scenario_.modifiers[k].type;
+    StateSaver sm(d.modifiers.back(), *store_, *backend_.ops, comm_);
+    modifiers_[k]->save(sm);
+  }
+  for (auto& f : forces_) {
+    d.schemes.emplace_back();
+    checkpoint::PluginState& st = d.schemes.back();
+    st.type = "scheme";
+    if (f.built_at && !domain_) {
+      StateSaver ss(st, *store_, *backend_.ops, comm_);
+      ss.vector("built_at", *f.built_at);
+    }
+  }
+  const std::string path = checkpoint::path_for(run_.output_dir, step_);
+  parallel::agree(comm_, [&] {
+    if (run_.rank != 0) return;
+    checkpoint::write(path, d);
+    // Keep the newest `keep`.
+    auto files = checkpoint::list(run_.output_dir);
+    std::error_code ec;
+    while (files.size() > ckpt_.keep) {
+      fs::remove(files.front().second, ec);
+      files.erase(files.begin());
+    }
+  });
+  last_checkpoint_ = path;
+  last_checkpoint_step_ = step_;
+  have_checkpoint_step_ = true;
+  ckpt_clock_ = std::chrono::steady_clock::now();
+  // A domain decomposition's ghosts and the Verlet lists over them are chosen again at the next
+  // evaluation, as they are in a run resumed from this checkpoint: both continue identically.
+  // (Serial runs save where their Verlet lists were built instead: see restore_states.)
+  if (domain_) store_->touch();
 }
 
 }  // namespace pardyn

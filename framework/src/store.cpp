@@ -201,13 +201,17 @@ void ParticleStore::upload(const HostParticles& hp) {
   for (int d = 0; d < dim_; ++d) {
     put(*memory_, raw(X0 + d), hp.x[d], precision_, n);
     put(*memory_, raw(V0 + d), hp.v[d], precision_, n);
-    memory_->fill_zero(raw(A0 + d), n * elem_size(A0));
+    // Accelerations when given (a resumed run's checkpoint), else zero.
+    if (hp.a[d].size() == n) put(*memory_, raw(A0 + d), hp.a[d], precision_, n);
+    else memory_->fill_zero(raw(A0 + d), n * elem_size(A0));
   }
   put(*memory_, raw(MASS), hp.mass, precision_, n);
   memory_->copy_from_host(raw(TYPE), hp.type.data(), n * sizeof(std::int32_t));
   memory_->copy_from_host(raw(ID), hp.id.data(), n * sizeof(std::int64_t));
   memory_->fill_zero(raw(EPOT), n * elem_size(EPOT));
   memory_->fill_zero(raw(VIRIAL), n * elem_size(VIRIAL));
+  for (const auto& [name, values] : hp.labels)
+    if (values.size() == n) memory_->copy_from_host(label(name), values.data(), n * sizeof(std::int32_t));
 }
 
 void ParticleStore::download(HostParticles& hp, unsigned fields) const {

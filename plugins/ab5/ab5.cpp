@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <string>
 
 #include "../rk4/rk4_step.hpp"
 #include "pardyn/plugin.hpp"
@@ -25,6 +26,24 @@ public:
     // Adams method would need other coefficients), so the method starts again.
     if (dt != dt_) known_ = 0;
     dt_ = dt;
+  }
+
+  // Checkpoints: the step the history was taken at and the derivatives it holds.
+  void save(StateOut& out) const override {
+    out.real("dt", dt_);
+    out.integer("known", known_);
+    for (int j = 0; j < known_; ++j) out.vector("history" + std::to_string(j), *history_[j]);
+  }
+  void load(StateIn& in, StepContext& ctx) override {
+    dt_ = in.real("dt");
+    const std::int64_t known = in.integer("known");
+    if (known < 0 || known > kSteps)
+      throw Error("ab5: the checkpoint's history holds " + std::to_string(known) +
+                  " derivatives; at most " + std::to_string(kSteps) + " are possible");
+    known_ = int(known);
+    work_.fit(ctx.ops(), ctx.store());
+    for (auto& f : history_) f = ctx.ops().new_state(ctx.store());
+    for (int j = 0; j < known_; ++j) in.vector("history" + std::to_string(j), *history_[j]);
   }
 
   void step(StepContext& ctx) override {

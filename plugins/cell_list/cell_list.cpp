@@ -28,7 +28,7 @@ public:
     opt_.cutoff = reach.cutoff;
     opt_.short_range = reach.short_range;
     try {
-      builder_.update(s, box, opt_);
+      rebuilt_ = builder_.update(s, box, opt_);
     } catch (const Error& e) {
       throw Error(context_.empty() ? std::string(e.what()) : context_ + ": " + e.what());
     }
@@ -36,10 +36,16 @@ public:
   Neighbourhood neighbourhood() const override {
     return {NeighbourhoodKind::CellList, &builder_.list()};
   }
+  // Only the Verlet list outlives an update (the stencil and the far zones sort at every one).
+  bool reuses_structure() const override {
+    return opt_.neighbour_list && opt_.skin > 0 && std::isfinite(opt_.cutoff);
+  }
+  bool rebuilt() const override { return rebuilt_; }
 
 private:
   CellListOptions opt_;
   CellListBuilder builder_;
+  bool rebuilt_ = true;
   std::string context_;
 };
 

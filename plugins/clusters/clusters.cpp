@@ -15,6 +15,7 @@
 
 #include "clusters.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/output.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::plugins::clusters {
@@ -79,6 +80,8 @@ public:
   }
   void begin(const RunInfo& run) override {
     if (!run.output_dir.empty() && run.rank == 0) path_ = run.output_dir + "/clusters.csv";
+    // A resumed run appends to the rows up to the checkpoint's step.
+    append_ = !path_.empty() && run.resume && resume_csv(path_, run.resume_step);
   }
 
   void analyse(StepContext& ctx, Thermo& t, std::size_t first) override {
@@ -137,6 +140,11 @@ private:
   // singletons included) and the mean size of the clusters of at least min_size.
   void write_histogram(const Thermo& t, std::size_t n, std::size_t nbig, std::size_t clustered) {
     if (path_.empty()) return;
+    if (!file_ && append_) {
+      file_ = std::fopen(path_.c_str(), "a");
+      if (!file_) throw Error("clusters: cannot write " + path_ + ": " + std::strerror(errno));
+      bins_ = size_bin(std::uint32_t(std::max<std::size_t>(n, 1))) + 1;
+    }
     if (!file_) {
       file_ = std::fopen(path_.c_str(), "w");
       if (!file_) throw Error("clusters: cannot write " + path_ + ": " + std::strerror(errno));
@@ -159,6 +167,7 @@ private:
     std::fflush(file_);  // a run that dies keeps every row so far
   }
 
+  bool append_ = false;
   double distance_;
   std::int64_t min_size_;
   CellListBuilder builder_;

@@ -14,6 +14,8 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -137,6 +139,43 @@ inline void write_pvd(const std::string& path,
            "\" group=\"\" part=\"0\" file=\"" + escape_attribute(f.second) + "\"/>\n";
   xml += "  </Collection>\n</VTKFile>\n";
   write_file_atomic(path, xml);
+}
+
+// The datasets of a collection written by write_pvd: (time, file) in order; empty when the file
+// does not exist. Resumed runs read their collection back this way.
+inline std::vector<std::pair<double, std::string>> read_pvd(const std::string& path) {
+  std::vector<std::pair<double, std::string>> out;
+  std::ifstream in(path);
+  std::string line;
+  auto attribute = [](const std::string& l, const std::string& name, std::string& v) {
+    const auto at = l.find(" " + name + "=\"");
+    if (at == std::string::npos) return false;
+    const auto b = at + name.size() + 3;
+    const auto e = l.find('"', b);
+    if (e == std::string::npos) return false;
+    v = l.substr(b, e - b);
+    return true;
+  };
+  while (std::getline(in, line)) {
+    std::string t, f;
+    if (line.find("<DataSet") == std::string::npos || !attribute(line, "timestep", t) ||
+        !attribute(line, "file", f))
+      continue;
+    char* end = nullptr;
+    const double time = std::strtod(t.c_str(), &end);
+    if (end == t.c_str()) continue;
+    // write_pvd escapes only what XML needs in an attribute.
+    std::string file;
+    for (std::size_t k = 0; k < f.size(); ++k) {
+      if (f.compare(k, 5, "&amp;") == 0) file += '&', k += 4;
+      else if (f.compare(k, 6, "&quot;") == 0) file += '"', k += 5;
+      else if (f.compare(k, 4, "&lt;") == 0) file += '<', k += 3;
+      else if (f.compare(k, 4, "&gt;") == 0) file += '>', k += 3;
+      else file += f[k];
+    }
+    out.emplace_back(time, file);
+  }
+  return out;
 }
 
 }  // namespace pardyn::plugins::vtk_xml

@@ -59,6 +59,18 @@ public:
   double last_dt() const override { return last_h_; }
   bool adaptive() const override { return true; }
   std::uint64_t rejected_steps() const override { return rejected_; }
+  // Checkpoints: the next step to try, the last accepted one and the rejections so far (the stages
+  // are recomputed from the store at every step).
+  void save(StateOut& out) const override {
+    out.real("next_dt", h_);
+    out.real("last_dt", last_h_);
+    out.integer("rejected_steps", std::int64_t(rejected_));
+  }
+  void load(StateIn& in, StepContext&) override {
+    h_ = in.real("next_dt");
+    last_h_ = in.real("last_dt");
+    rejected_ = std::uint64_t(in.integer("rejected_steps"));
+  }
 
   void step(StepContext& ctx) override {
     auto& s = ctx.store();

@@ -224,13 +224,22 @@ public:
                   " ranks without a communicator (RunInfo::comm)");
     next_ = 0;
     have_last_step_ = false;
+    // A resumed run keeps the files up to the checkpoint's time and numbers on from there.
+    std::vector<std::pair<double, std::string>> kept;
+    if (run.resume)
+      for (const auto& f : vtk_xml::read_pvd(s_.output_dir + "/fields.pvd")) {
+        if (f.first > run.resume_time) break;
+        kept.push_back(f);
+      }
+    next_ = kept.size();
     if (rank_ != 0) return;  // the files are rank 0's
     make_directories(s_.output_dir + "/fields");
-    writer_.submit([this] {
-      files_.clear();
+    writer_.submit([this, kept] {
+      files_ = kept;
       write_pvd();
     });
   }
+  void sync() override { writer_.flush(); }
 
   void observe(const ObserveContext& ctx) override {
     if (!ctx.particles) throw Error("grid_fields observer: the framework passed no particle data");

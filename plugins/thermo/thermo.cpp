@@ -56,8 +56,6 @@ public:
       p = std::filesystem::path(run.output_dir.empty() ? "." : run.output_dir) / p;
     path_ = p.string();
     if (p.has_parent_path()) make_directories(p.parent_path().string());
-    out_.reset(std::fopen(path_.c_str(), "w"));
-    if (!out_) throw Error("thermo observer: cannot write " + path_ + ": " + std::strerror(errno));
     have_last_step_ = false;
     std::string head = dim_ == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
                                    "force_evaluations,dt,rejected_steps,com_drift"
@@ -69,7 +67,12 @@ public:
     for (std::size_t k = 0; k < terms_; ++k) head += ",potential_" + run.potential_labels[k];
     extras_ = run.extra_columns.size();
     for (const auto& c : run.extra_columns) head += "," + c;
-    write_line(head + "\n");
+    // A resumed run continues the file after the checkpoint's step (later rows are the dead
+    // run's and go).
+    const bool resumed = run.resume && resume_csv(path_, run.resume_step, head);
+    out_.reset(std::fopen(path_.c_str(), resumed ? "a" : "w"));
+    if (!out_) throw Error("thermo observer: cannot write " + path_ + ": " + std::strerror(errno));
+    if (!resumed) write_line(head + "\n");
   }
 
   void observe(const ObserveContext& ctx) override {

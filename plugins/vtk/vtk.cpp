@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
@@ -315,14 +316,42 @@ public:
     next_frame_ = 0;
     have_last_step_ = false;
     pieces_written_ = 0;
+    // A resumed run keeps the frames up to the checkpoint's time and numbers on from there (the
+    // frames of the run that died after its checkpoint are overwritten or removed).
+    std::vector<std::pair<double, std::string>> kept;
+    if (run.resume) {
+      for (const auto& f : vtk_xml::read_pvd(s_.output_dir + "/run.pvd")) {
+        if (f.first > run.resume_time) break;
+        kept.push_back(f);
+      }
+      next_frame_ = kept.size();
+      if (rank_ == 0) remove_frames_from(next_frame_);
+    }
     if (rank_ != 0) return;  // run.pvd is rank 0's
-    // An empty collection replaces a run.pvd left by an earlier run in the same folder, which would
-    // otherwise point at a mixture of old and new frames.
-    writer_.submit([this] {
-      frames_.clear();
-      listed_ = 0;
+    // The kept frames (none for a new run) replace a run.pvd left by an earlier run in the same
+    // folder, which would otherwise point at a mixture of old and new frames.
+    writer_.submit([this, kept] {
+      frames_ = kept;
+      listed_ = frames_.size();
       write_pvd();
     });
+  }
+
+  // Before a checkpoint: every frame so far written and listed in run.pvd (collective in a
+  // parallel run: every rank's pieces are finished before rank 0 lists them).
+  void sync() override {
+    writer_.flush();
+    if (ranks_ > 1) {
+      comm_->barrier();
+      if (rank_ == 0) {
+        writer_.submit([this] {
+          listed_ = frames_.size();
+          write_pvd();
+        });
+        writer_.flush();
+      }
+      // The pieces counted so far are all confirmed now.
+    }
   }
 
   void observe(const ObserveContext& ctx) override {
@@ -412,6 +441,21 @@ private:
       listed_ = std::max<std::size_t>(listed_, std::min<std::uint64_t>(frames_.size(), confirmed));
       write_pvd();
     });
+  }
+
+  // Frame files of index >= first (a dead run's frames after a checkpoint).
+  void remove_frames_from(std::uint64_t first) const {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(s_.output_dir + "/frames", ec)) {
+      const std::string name = e.path().filename().string();
+      const auto ext = e.path().extension().string();
+      if (ext != ".vtp" && ext != ".pvtp") continue;
+      std::uint64_t index = 0;
+      std::size_t k = 0;
+      while (k < name.size() && name[k] >= '0' && name[k] <= '9')
+        index = index * 10 + std::uint64_t(name[k++] - '0');
+      if (k > 0 && index >= first) std::filesystem::remove(e.path(), ec);
+    }
   }
 
   // Lists the first listed_ frames.

@@ -25,6 +25,7 @@
 #include "pardyn/config.hpp"
 #include "pardyn/registry.hpp"
 #include "pardyn/simulation.hpp"
+#include "checkpoint.hpp"
 #include "parallel/communicator.hpp"
 
 namespace fs = std::filesystem;
@@ -432,6 +433,93 @@ scheme = "all_pairs"
 type = "leapfrog"
 dt = 0.005
 )", kRing);
+}
+
+// --- Checkpoints -----------------------------------------------------------------------------------
+// A parallel run that dies after a checkpoint (here: ends at step 47, its last checkpoint lost as
+// by kill -9) and is resumed from the one of step 40 on the same number of ranks ends bit for bit
+// where the straight parallel run ends, with the same thermo.csv. `body`: a scenario whose
+// [simulation] has "steps = 40".
+void parallel_resume_is_exact(const std::string& body) {
+  auto with_steps = [&](int steps) {
+    std::string t = body;
+    t.replace(t.find("steps = 40"), 10, "steps = " + std::to_string(steps));
+    return t + "\n[[output]]\ntype = \"thermo\"\ninterval = 5\n"
+               "[[output]]\ntype = \"checkpoint\"\ninterval = 10\nkeep = 10\n";
+  };
+  const std::string straight_dir = shared_dir("straight"), dead_dir = shared_dir("dead");
+  const Outcome straight = run_scenario(load(straight_dir, with_steps(60)), straight_dir + "/out", false);
+  run_scenario(load(dead_dir, with_steps(47)), dead_dir + "/out", false);
+  if (rank() == 0) fs::remove(dead_dir + "/out/checkpoints/checkpoint-000000000047.h5");
+  if (rank() == 0) std::ofstream(dead_dir + "/longer.toml") << with_steps(60);
+  barrier();
+  Resume r = prepare_resume(dead_dir + "/out", dead_dir + "/longer.toml", {}, registry(), false);
+  ASSERT_EQ(r.data->step, 40u);
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = r.output_dir;
+  opt.resume = r.data;
+  opt.resume_file = r.file;
+  std::vector<Rec> resumed;
+  {
+    Simulation sim(r.scenario, registry(), opt);
+    sim.run();
+    sim.measure();  // as run_scenario() does after the straight run (it may migrate particles)
+    resumed = records(sim);
+  }
+  const auto a = gather(straight.end), b = gather(resumed);
+  if (rank() != 0) return;
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    ASSERT_EQ(a[k].first, b[k].first) << "particle " << k << " is on another rank";
+    ASSERT_EQ(a[k].second.id, b[k].second.id) << "particle order differs at " << k;
+    for (int d = 0; d < 3; ++d) {
+      ASSERT_EQ(a[k].second.x[d], b[k].second.x[d]) << "id " << a[k].second.id;
+      ASSERT_EQ(a[k].second.v[d], b[k].second.v[d]) << "id " << a[k].second.id;
+    }
+  }
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(slurp(straight_dir + "/out/thermo.csv"), slurp(dead_dir + "/out/thermo.csv"));
+}
+
+TEST_F(Rank, RingResumedFromACheckpointEndsExactly) {
+  std::string t = kPlummer;
+  t.replace(t.find("backend = \"cpu\""), 15, "backend = \"cpu\"\nbalance = \"equal\"");
+  parallel_resume_is_exact(t);
+}
+
+TEST_F(Rank, DomainResumedFromACheckpointEndsExactly) {
+  parallel_resume_is_exact(R"(
+[simulation]
+dimension = 3
+steps = 40
+seed = 7
+threads = 1
+backend = "cpu"
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [10.0776, 10.0776, 10.0776]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "fcc"
+density = 0.8442
+temperature = 1.44
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+scheme = { type = "cell_list", skin = 0.3 }
+[integrator]
+type = "leapfrog"
+dt = 0.005
+[[modifier]]
+type = "langevin"
+temperature = 1.0
+tau = 0.5
+)");
 }
 
 // --- The domain decomposition of cell_list -------------------------------------------------------

@@ -59,8 +59,20 @@ struct Scenario {
 
 // Reads, overrides (--set "a.b=value"), loads the scenario's plugin_paths into `registry` and
 // validates. Throws pardyn::Error listing every problem found.
+// A scenario's text from elsewhere than its file (a checkpoint's resolved scenario): `dir` is the
+// folder its relative paths are resolved against; `path` names it in messages.
+struct ScenarioSource {
+  std::string text;
+  std::string dir;
+};
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                       Registry& registry);
+                       Registry& registry, const ScenarioSource* source = nullptr);
+
+// The keys whose values differ between two resolved scenarios (Scenario::resolved_toml), as
+// "section.key" or "section[i].key", leaving out those a resumed run may change without breaking
+// exactness (simulation.steps, end_time, output, name, progress_interval, plugin_paths, and
+// every [[output]]).
+std::vector<std::string> scenario_changes(const std::string& before, const std::string& after);
 
 // Validates `toml_text` (key = value lines) against a schema: for tests and embedding programs.
 ParamSet parse_params(const Schema& schema, const std::string& toml_text,

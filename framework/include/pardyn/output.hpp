@@ -21,6 +21,13 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // Creates a folder and its parents; throws with the path and the reason on failure.
 void make_directories(const std::string& path);
 
+// Resumed runs (RunInfo::resume): keeps the header line of a CSV file and its rows whose first
+// field, the step, is at most `step` (the rows a run that died wrote after its checkpoint go),
+// rewriting the file atomically. Returns false, leaving nothing there, when there is no file or
+// its header is not `header` (when given): an old file is then kept beside it as
+// <path>.before-resume and the caller starts a new one.
+bool resume_csv(const std::string& path, std::uint64_t step, const std::string& header = "");
+
 // One background thread running jobs in order. submit() blocks while `max_pending` jobs wait, so a slow
 // disk slows the run down instead of filling memory. An exception from a job is rethrown by the next
 // submit() or flush(), so errors are never lost.

@@ -89,8 +89,9 @@ public:
   // this way instead of copying them.
   void swap_accelerations(ParticleStore& other);
 
-  // Replaces the contents with hp (positions, velocities, masses, types, ids). Accelerations, energies
-  // and virials are set to zero.
+  // Replaces the contents with hp (positions, velocities, masses, types, ids, and the labels it
+  // holds). Accelerations are hp's when it has them (a checkpoint), else zero; energies and virials
+  // are set to zero.
   void upload(const HostParticles& hp);
 
   enum Field : unsigned {

@@ -53,6 +53,12 @@ struct RunInfo {
   int rank = 0;
   int ranks = 1;
   Comm* comm = nullptr;
+  // A run resumed from a checkpoint (pardyn run --resume) continues after step `resume_step` at
+  // time `resume_time`: observers keep what their files hold up to that step and drop the rest
+  // (rows written by the run that died after its checkpoint). Fresh runs: resume = false.
+  bool resume = false;
+  std::uint64_t resume_step = 0;
+  double resume_time = 0;
   // Filled by the framework before observers begin (empty when plugins are made):
   std::vector<std::string> potential_labels;  // one per [[potential]]: its energy column in thermo
   std::vector<std::string> extra_columns;     // thermo columns added by analyses (Observer::columns)
@@ -204,6 +210,13 @@ public:
   virtual ~Scheme() = default;
   virtual void update(ParticleStore& s, const Box& box, const Reach& reach) = 0;
   virtual Neighbourhood neighbourhood() const = 0;
+  // Checkpoints: whether update() may reuse what an earlier call built (a Verlet list, rebuilt only
+  // once particles have moved far enough), and whether the last call built anew. The framework
+  // keeps the positions of the last build, so that a resumed run rebuilds the very structure the
+  // run it continues was using and both go on identically. Schemes that build at every update
+  // keep the defaults.
+  virtual bool reuses_structure() const { return false; }
+  virtual bool rebuilt() const { return true; }
 };
 
 // What integrators and modifiers see of the running simulation.
@@ -237,6 +250,29 @@ public:
   virtual double dof() const = 0;
 };
 
+// Checkpoints (docs/checkpoints.md): what an integrator or modifier keeps from one step to the next,
+// saved by name and restored before the first step of a resumed run, so that the run continues bit
+// for bit. Values are saved exactly (doubles, 64-bit integers, state vectors in the store's
+// precision); the framework gathers state vectors over the ranks of a parallel run.
+class StateOut {
+public:
+  virtual ~StateOut() = default;
+  virtual void real(const std::string& name, double v) = 0;
+  virtual void integer(const std::string& name, std::int64_t v) = 0;
+  // A particle-shaped vector of the current store (StateVector of BackendOps::new_state).
+  virtual void vector(const std::string& name, const StateVector& y) = 0;
+};
+class StateIn {
+public:
+  virtual ~StateIn() = default;
+  // Each throws an Error naming the checkpoint file when the value is missing.
+  virtual double real(const std::string& name) = 0;
+  virtual std::int64_t integer(const std::string& name) = 0;
+  // Fills y (made by BackendOps::new_state for the current store) with the saved vector.
+  virtual void vector(const std::string& name, StateVector& y) = 0;
+  virtual bool has(const std::string& name) const = 0;
+};
+
 class Integrator {
 public:
   virtual ~Integrator() = default;
@@ -258,6 +294,12 @@ public:
   virtual bool particle_state() const { return false; }
   // Rejected steps so far (adaptive methods), reported in thermo.
   virtual std::uint64_t rejected_steps() const { return 0; }
+  // Checkpoints: everything step() keeps between calls besides the store (the step a method chose,
+  // a multistep history, counters). load() is called on a fresh object, with the store already
+  // holding the saved particles and accelerations; ctx gives it the store and the backend's
+  // operations to allocate state vectors.
+  virtual void save(StateOut&) const {}
+  virtual void load(StateIn&, StepContext&) {}
 };
 
 class Modifier {
@@ -266,6 +308,9 @@ public:
   virtual void apply(StepContext& ctx) = 0;  // after each integrator step
   // Whether total momentum survives apply() (a Langevin thermostat's random kicks do not).
   virtual bool conserves_momentum() const { return true; }
+  // Checkpoints: the modifier's state between steps (see Integrator::save).
+  virtual void save(StateOut&) const {}
+  virtual void load(StateIn&, StepContext&) {}
 };
 
 struct GenerateContext {
@@ -328,6 +373,10 @@ public:
   virtual void observe(const ObserveContext& ctx) = 0;
   // Called once after the last step (or when the run stops on an error); must flush everything.
   virtual void end() {}
+  // Makes everything observed so far durable (background writes finished, files flushed): called
+  // before a checkpoint is written, so that a run resumed from it finds every row and frame up to
+  // the checkpoint's step.
+  virtual void sync() {}
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -366,7 +415,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 6;
+constexpr std::uint32_t kPluginAbi = 7;
 
 struct PluginDescriptor {
   std::uint32_t abi;

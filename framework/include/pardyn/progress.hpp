@@ -15,7 +15,8 @@ public:
   Progress(std::uint64_t total_steps, bool quiet);
   // Starts the clock of steps/s and the ETA: call when the steps begin, so that setting up (the
   // particles' generation, the first forces) is not counted as stepping.
-  void start();
+  // A resumed run passes the step it resumes at.
+  void start(std::uint64_t first_step = 0);
   // Call after each step; `fraction` (0..1) is the progress when it is not step / total (a run to
   // an end time), negative otherwise.
   void update(std::uint64_t step, double fraction = -1.0);
@@ -31,6 +32,7 @@ private:
   bool bar_shown_ = false, header_done_ = false;
   int last_decile_ = -1;
   std::uint64_t last_step_ = 0;
+  std::uint64_t first_ = 0;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 

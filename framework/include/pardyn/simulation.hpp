@@ -14,6 +14,10 @@
 
 namespace pardyn {
 
+namespace checkpoint {
+struct Data;
+}
+
 namespace parallel {
 class Communicator;
 class Ring;
@@ -26,7 +30,33 @@ struct RunOptions {
   // Run on this process alone even when it is one rank of a parallel launch (a reference run
   // inside a parallel test).
   bool serial = false;
+  // pardyn run --resume: the checkpoint to continue from and its file. resume_changed: the scenario
+  // differs from the checkpoint's in ways that break exactness (allowed by --resume-changed): the
+  // drift reference starts afresh and the ranks may differ.
+  std::shared_ptr<const checkpoint::Data> resume;
+  std::string resume_file;
+  bool resume_changed = false;
 };
+
+// pardyn run --resume WHERE [FILE]: the newest intact checkpoint at WHERE (a file, a run's output
+// folder or its checkpoints folder), read, and the scenario to continue with: FILE's when given,
+// else the checkpoint's own, with the --set overrides. Anything that would break the exact
+// continuation (checkpoint::scenario_changes, another pardyn build) is an Error naming the keys
+// unless allow_changes; notes say what was skipped or changed. output_dir: the checkpoint's run
+// folder.
+struct Resume {
+  Scenario scenario;
+  std::shared_ptr<const checkpoint::Data> data;
+  std::string file;
+  std::string output_dir;
+  std::vector<std::string> notes;
+};
+Resume prepare_resume(const std::string& where, const std::string& file,
+                      const std::vector<std::string>& overrides, Registry& registry,
+                      bool allow_changes);
+
+// Registers the framework's own outputs (the checkpoint output) with a registry.
+void register_builtin_outputs(Registrar& r);
 
 // Builds every plugin object of the scenario (as a run would, on the CPU backend) without generating
 // particles or writing anything: what `pardyn validate` does after the schema checks.
@@ -40,7 +70,19 @@ public:
   // Runs every step (or until stop() is called, e.g. from a signal handler). Observers always see the
   // final state and are flushed, also when an error ends the run.
   void run();
-  void stop() { stop_requested_ = true; }
+  // Asks the run to stop after the current step (async-signal-safe: a signal handler may call it);
+  // `signal` is the signal that asked (0: none), for the exit status.
+  void stop(int signal = 0) {
+    stop_signal_ = signal;
+    stop_requested_ = true;
+  }
+  // The signal that stopped the run (SIGINT, SIGTERM); 0 when it ran to its end (or stop() was
+  // called without a signal).
+  int stopped_by() const { return stopped_by_; }
+  // The newest checkpoint this run wrote ("" if none).
+  const std::string& last_checkpoint() const { return last_checkpoint_; }
+  // The step a resumed run started from (0 for a fresh run).
+  std::uint64_t first_step() const { return first_step_; }
 
   // Computes the forces (and energies) now and returns the global quantities: for tests.
   Thermo measure();
@@ -73,6 +115,9 @@ private:
     std::shared_ptr<Potential> potential;
     std::shared_ptr<Scheme> scheme;
     std::string label;
+    // The positions the scheme last built its structure from (schemes that reuse it): what a
+    // checkpoint saves so that a resumed run rebuilds the same structure.
+    std::unique_ptr<StateVector> built_at;
   };
   void generate(const Scenario& sc, const Registry& registry);
   // Keeps this rank's share of the generated particles (parallel runs).
@@ -86,11 +131,18 @@ private:
   void check_inside_walls();
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
+  void evaluate_forces();  // one evaluation of every term (energies when need_energy_)
+  // Checkpoints (checkpoint.hpp): the whole state to a file (collective), and back.
+  void write_checkpoint(const char* reason);
+  void restore_particles(const checkpoint::Data& ck);
+  void restore_states(const checkpoint::Data& ck);
+  std::string non_finite_hint() const;
 
   Scenario scenario_;
   RunInfo run_;
   BackendHandle backend_;
   std::unique_ptr<ParticleStore> store_;
+  std::unique_ptr<ParticleStore> energy_store_;  // holds the accelerations while energies are computed
   std::vector<ForceTerm> forces_;
   std::shared_ptr<Integrator> integrator_;
   std::vector<std::shared_ptr<Modifier>> modifiers_;
@@ -110,6 +162,25 @@ private:
   std::chrono::steady_clock::time_point phase_t_;
   std::uint64_t last_finite_step_ = 0;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<int> stop_signal_{0};
+  int stopped_by_ = 0;
+  // The checkpoint output ([[output]] type = "checkpoint"), if any.
+  struct CheckpointPlan {
+    bool on = false;
+    std::uint64_t interval = 0;   // steps (0: none by count)
+    double every_seconds = 0;     // wall clock (0: none by time)
+    std::size_t keep = 2;
+  } ckpt_;
+  std::string last_checkpoint_;
+  std::uint64_t last_checkpoint_step_ = 0;
+  bool have_checkpoint_step_ = false;
+  std::chrono::steady_clock::time_point ckpt_clock_;
+  std::shared_ptr<const checkpoint::Data> resume_;
+  std::string resume_file_;
+  bool resume_changed_ = false;
+  std::uint64_t first_step_ = 0;
+  std::size_t built_at_size_ = 0;
+  double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
   bool has_walls_ = false;
   HardWalls walls_;
   bool momentum_conserved_ = true;

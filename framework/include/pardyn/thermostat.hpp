@@ -105,6 +105,9 @@ public:
     elapsed_ = 0;
     act(ctx, h, s_.target.at(ctx.time() + ctx.dt()));
   }
+  // Checkpoints: the time since the last action (the random streams are keyed by step: no state).
+  void save(StateOut& out) const override { out.real("elapsed", elapsed_); }
+  void load(StateIn& in, StepContext&) override { elapsed_ = in.real("elapsed"); }
 
 protected:
   virtual void act(StepContext& ctx, double h, double T0) = 0;
