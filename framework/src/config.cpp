@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -57,17 +58,24 @@ class Diagnostics {
 public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
   void error(const toml::source_region& where, const std::string& msg) {
-    std::string loc = file_;
-    if (where.begin.line > 0)
-      loc += ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+    const toml::source_region& w = where.begin.line > 0 || !fallback_ ? where : *fallback_;
+    std::string loc;
+    if (from_override(w))
+      loc = *w.path;
+    else if (w.begin.line > 0)
+      loc = file_ + ":" + std::to_string(w.begin.line) + ":" + std::to_string(w.begin.column);
     else
-      loc += " (value given with --set)";
+      loc = file_ + " (a section made by --set)";
     errors_.push_back(loc + ": " + msg);
   }
   std::string location(const toml::source_region& where) const {
+    if (from_override(where)) return *where.path;
     if (where.begin.line == 0) return file_;
     return file_ + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
   }
+  // Where a value without a place of its own (one the checker made from the file's value, such as a
+  // boundary string turned into a list) is reported: the place of the value it was made from.
+  void set_fallback(const toml::source_region* where) { fallback_ = where; }
   bool ok() const { return errors_.empty(); }
   void throw_if_any() const {
     if (errors_.empty()) return;
@@ -80,8 +88,13 @@ public:
   const std::string& file() const { return file_; }
 
 private:
+  // Values given with --set carry the argument as their source path (apply_override).
+  static bool from_override(const toml::source_region& w) {
+    return w.path && w.path->rfind("--set ", 0) == 0;
+  }
   std::string file_;
   std::vector<std::string> errors_;
+  const toml::source_region* fallback_ = nullptr;
 };
 
 std::vector<std::string> schema_names(const Schema& s) {
@@ -351,13 +364,25 @@ void apply_override(toml::table& root, const std::string& arg) {
   if (parts.size() < 2)
     throw Error("--set " + arg + ": name a section and a key, e.g. --set integrator.dt=0.001");
 
-  // The value as TOML (numbers, "strings", [arrays], booleans), or else as a bare string.
+  // The value as TOML (numbers, "strings", [arrays], booleans), or else as a bare string. Its source
+  // path is the argument, so that a message about it names the --set that gave it.
+  const std::string origin = "--set " + arg;
   toml::table parsed;
   try {
-    parsed = toml::parse("v = " + text);
+    parsed = toml::parse("v = " + text, origin);
   } catch (const toml::parse_error&) {
-    parsed = toml::table{};
-    parsed.insert("v", text);
+    std::string quoted = "\"";
+    for (unsigned char c : text) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      if (c < 0x20 || c == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        quoted += buf;
+      } else {
+        quoted += char(c);
+      }
+    }
+    parsed = toml::parse("v = " + quoted + "\"", origin);
   }
 
   toml::table* t = &root;
@@ -388,7 +413,8 @@ void apply_override(toml::table& root, const std::string& arg) {
       throw Error("--set " + arg + ": '" + p + "' is a value, not a section");
     }
   }
-  t->insert_or_assign(parts.back(), std::move(*parsed.get("v")));
+  toml::key key(parts.back(), toml::source_region(parsed.get("v")->source()));
+  t->insert_or_assign(std::move(key), std::move(*parsed.get("v")));
 }
 
 }  // namespace
@@ -633,16 +659,19 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   // [box]
   {
-    // boundary = "periodic" is short for the same value on every axis.
-    toml::table bt = table_of("box");
+    // boundary = "periodic" is short for the same value on every axis. The table is changed in
+    // place: a copy would lose every value's line and column (toml++ does not copy them).
+    toml::table no_box;
+    toml::table& bt = root["box"].as_table() ? *root["box"].as_table() : no_box;
+    toml::source_region boundary_src;
     if (const toml::node* bn = bt.get("boundary"); bn && bn->is_string()) {
       toml::array one;
       one.push_back(bn->as_string()->get());
-      const toml::source_region src = bn->source();
+      boundary_src = bn->source();
       bt.insert_or_assign("boundary", std::move(one));
-      (void)src;
     }
-    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag, &table_of("box").source());
+    diag.set_fallback(boundary_src.begin.line > 0 || boundary_src.path ? &boundary_src : nullptr);
+    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag);
     auto axis_count = [&](const char* key, std::size_t n, bool allow_one) {
       if (!b.has(key)) return;
       std::size_t len = std::visit(
@@ -677,12 +706,17 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
         if (name == "periodic") sc.box.boundary[d] = Boundary::Periodic;
         else if (name == "wall") sc.box.boundary[d] = Boundary::Wall;
         else if (name == "open") sc.box.boundary[d] = Boundary::Open;
-        else diag.error(bt.source(), "boundary \"" + name + "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
+        else
+          diag.error(bt.get("boundary") ? bt.get("boundary")->source() : bt.source(),
+                     "boundary \"" + name +
+                         "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
         if (d < sc.dim && !(sc.box.hi[d] > sc.box.lo[d]))
-          diag.error(bt.source(), "[box] hi must be greater than lo on every axis (axis " +
+          diag.error(bt.get("hi") ? bt.get("hi")->source() : bt.source(),
+                     "[box] hi must be greater than lo on every axis (axis " +
                                       std::to_string(d) + ")");
       }
     }
+    diag.set_fallback(nullptr);
   }
 
   RunInfo probe;
