@@ -214,6 +214,14 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  // -o is [simulation] output: given as an override, the resolved config.toml records the folder
+  // the run really wrote to. The value is a TOML string whatever it looks like ("123", "a=b").
+  if (!output.empty()) {
+    std::string quoted = "\"";
+    for (char c : output) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    sets.push_back("simulation.output=" + quoted + "\"");
+  }
+
   // Started by mpirun as one of several processes: a parallel run (MPI ends when main returns).
   try {
     parallel::init(&argc, &argv);
