@@ -577,6 +577,33 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
   }
 }
 
+// dE/E0 on the terminal (relative_drift in thermo.csv) measures the integration error only where
+// the energy is conserved. A thermostat, or walls that take energy at every bounce, change it on
+// purpose: say so before the run, so that -0.9 is not read as a broken integrator.
+void energy_notes(Scenario& sc, const Registry& registry) {
+  std::vector<std::string> causes;
+  for (const auto& m : sc.modifiers) causes.push_back("[[modifier]] \"" + m.type + "\"");
+  RunInfo run;
+  run.dim = sc.dim;
+  run.precision = sc.precision;
+  run.box = sc.box;
+  for (const auto& p : sc.potentials) {
+    std::shared_ptr<Potential> pot;
+    try {
+      pot = registry.make_potential(p.type, p.params, run);
+    } catch (const Error&) {
+      continue;  // reported where the run's objects are made (check_objects, Simulation)
+    }
+    if (const HardWalls* w = pot->hard_walls(); w && w->restitution < 1)
+      causes.push_back("the walls of \"" + p.type + "\" (restitution < 1)");
+  }
+  if (causes.empty()) return;
+  sc.notes.push_back("dE/E0 (thermo.csv: relative_drift) is (E - E0)/|E0|: here it is mostly the "
+                     "energy that " + join(causes, " and ") +
+                     " took out or put in, not an integration error; follow the temperature "
+                     "instead (docs/user-guide.md)");
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
@@ -868,6 +895,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   (void)probe;
   diag.throw_if_any();
   choose_schemes(sc, registry);
+  energy_notes(sc, registry);
 
   // The resolved configuration, every default filled in.
   toml::table out;
