@@ -514,6 +514,78 @@ ParamSet parse_params(const Schema& schema, const std::string& toml_text,
 }
 
 namespace {
+// A plugin's parameters with their defaults, and a value inside its range for each required one
+// (a uniform field's g): enough to make the object and ask it what it supports.
+ParamSet sample_params(const Schema& schema, int dim) {
+  ParamSet ps;
+  for (const auto& p : schema.specs()) {
+    if (p.default_value) {
+      ps.set(p.name, *p.default_value);
+      continue;
+    }
+    double x = 1;
+    if (p.min) x = std::max(x, *p.min + 1);
+    if (p.max) x = std::min(x, *p.max);
+    const std::size_t n = std::max<std::size_t>(p.list_min, std::min<std::size_t>(
+                                                                 std::size_t(dim), p.list_max ? p.list_max : dim));
+    switch (p.type) {
+      case ParamType::Float: ps.set(p.name, x); break;
+      case ParamType::Int: ps.set(p.name, std::int64_t(x)); break;
+      case ParamType::Bool: ps.set(p.name, false); break;
+      case ParamType::String: ps.set(p.name, std::string()); break;
+      case ParamType::Choice: ps.set(p.name, p.choices.empty() ? std::string() : p.choices[0]); break;
+      case ParamType::FloatList: ps.set(p.name, std::vector<double>(n, x)); break;
+      case ParamType::IntList: ps.set(p.name, std::vector<std::int64_t>(n, std::int64_t(x))); break;
+      case ParamType::StringList: ps.set(p.name, std::vector<std::string>{}); break;
+    }
+  }
+  return ps;
+}
+}  // namespace
+
+std::vector<SchemeSupport> scheme_support(const Registry& registry, const FactoryInfo& potential) {
+  std::vector<SchemeSupport> out;
+  RunInfo run;
+  run.dim = (potential.dims & dim_bit(3)) ? 3 : 2;
+  run.precision = Precision::Double;
+  run.backend = Backend::Cpu;
+  run.quiet = true;
+  std::shared_ptr<Potential> pot;
+  std::string why_not;
+  try {
+    ParamSet ps = sample_params(potential.schema, run.dim);
+    ps.context = potential.name;
+    pot = registry.make_potential(potential.name, ps, run);
+  } catch (const Error& e) {
+    why_not = std::string("cannot tell without parameters (") + e.what() + ")";
+  }
+  for (const FactoryInfo* s : registry.list(PluginKind::Scheme)) {
+    SchemeSupport sup;
+    sup.scheme = s->name;
+    if (!pot) {
+      sup.reason = why_not;
+    } else {
+      try {
+        const auto scheme = registry.make_scheme(s->name, sample_params(s->schema, run.dim), run);
+        const NeighbourhoodKind kind = scheme->neighbourhood().kind;
+        sup.accepted = pot->supports(kind);
+        sup.unused = pot->external();
+        if (!sup.accepted) {
+          sup.reason = pot->unsupported_reason(kind);
+          if (sup.reason.empty())
+            sup.reason = std::string("the law does not support the ") + to_string(kind) +
+                         " neighbourhood";
+        }
+      } catch (const Error& e) {
+        sup.reason = std::string("cannot tell without parameters (") + e.what() + ")";
+      }
+    }
+    out.push_back(std::move(sup));
+  }
+  return out;
+}
+
+namespace {
 
 // The particles the blocks will generate, when every block says (`count`); 0 when unknown.
 std::size_t expected_particles(const Scenario& sc) {
