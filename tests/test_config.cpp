@@ -161,7 +161,11 @@ TEST(Config, SetOverridesKeys) {
   EXPECT_EQ(sc.integrator.type, "euler");
   EXPECT_EQ(sc.name, "renamed");
   const std::string bad = error_of(kValid, {"potential.epss=0.2"});
-  EXPECT_NE(bad.find("value given with --set"), std::string::npos) << bad;
+  // The message names the argument that gave the value (not a line of the file).
+  EXPECT_NE(bad.find("\n  --set potential.epss=0.2: unknown key 'epss'"), std::string::npos) << bad;
+  const std::string range = error_of(kValid, {"integrator.dt=-0.1"});
+  EXPECT_NE(range.find("\n  --set integrator.dt=-0.1: 'dt' in [integrator]"), std::string::npos)
+      << range;
   EXPECT_NE(bad.find("did you mean 'eps'"), std::string::npos) << bad;
   const std::string idx = error_of(kValid, {"particles.3.count=1"});
   EXPECT_NE(idx.find("there is no [[particles]] number 3"), std::string::npos) << idx;

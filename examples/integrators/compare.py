@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compares pardyn's integrators on a small two-galaxy collision (seed 001).
+"""Compares pardyn's integrators on a small two-galaxy collision (as the Habr article
+"The N-body problem, or how to blow up a galaxy without leaving the kitchen" did; docs/sources.md).
 
 For every integrator and a range of steps dt (tolerances rtol for dopri5, accuracy factors dt_eta
 for leapfrog under the framework's dt_control = "acceleration") it runs
@@ -7,7 +8,7 @@ for leapfrog under the framework's dt_control = "acceleration") it runs
     pardyn run galaxies.toml --set integrator.type=... --set integrator.dt=... -q -o RUN
 
 reads the run's thermo.csv (columns by name) and records the largest and the final |relative
-energy drift| and the number of force evaluations, the cost axis of seed 001. It writes
+energy drift| and the number of force evaluations, the cost axis of that article. It writes
 OUT/results.csv and, with gnuplot, OUT/comparison.png (from the self-contained OUT/comparison.gp):
 the largest energy error against force evaluations, log-log, one line per integrator.
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -57,17 +58,24 @@ class Diagnostics {
 public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
   void error(const toml::source_region& where, const std::string& msg) {
-    std::string loc = file_;
-    if (where.begin.line > 0)
-      loc += ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+    const toml::source_region& w = where.begin.line > 0 || !fallback_ ? where : *fallback_;
+    std::string loc;
+    if (from_override(w))
+      loc = *w.path;
+    else if (w.begin.line > 0)
+      loc = file_ + ":" + std::to_string(w.begin.line) + ":" + std::to_string(w.begin.column);
     else
-      loc += " (value given with --set)";
+      loc = file_ + " (a section made by --set)";
     errors_.push_back(loc + ": " + msg);
   }
   std::string location(const toml::source_region& where) const {
+    if (from_override(where)) return *where.path;
     if (where.begin.line == 0) return file_;
     return file_ + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
   }
+  // Where a value without a place of its own (one the checker made from the file's value, such as a
+  // boundary string turned into a list) is reported: the place of the value it was made from.
+  void set_fallback(const toml::source_region* where) { fallback_ = where; }
   bool ok() const { return errors_.empty(); }
   void throw_if_any() const {
     if (errors_.empty()) return;
@@ -80,8 +88,13 @@ public:
   const std::string& file() const { return file_; }
 
 private:
+  // Values given with --set carry the argument as their source path (apply_override).
+  static bool from_override(const toml::source_region& w) {
+    return w.path && w.path->rfind("--set ", 0) == 0;
+  }
   std::string file_;
   std::vector<std::string> errors_;
+  const toml::source_region* fallback_ = nullptr;
 };
 
 std::vector<std::string> schema_names(const Schema& s) {
@@ -351,13 +364,25 @@ void apply_override(toml::table& root, const std::string& arg) {
   if (parts.size() < 2)
     throw Error("--set " + arg + ": name a section and a key, e.g. --set integrator.dt=0.001");
 
-  // The value as TOML (numbers, "strings", [arrays], booleans), or else as a bare string.
+  // The value as TOML (numbers, "strings", [arrays], booleans), or else as a bare string. Its source
+  // path is the argument, so that a message about it names the --set that gave it.
+  const std::string origin = "--set " + arg;
   toml::table parsed;
   try {
-    parsed = toml::parse("v = " + text);
+    parsed = toml::parse("v = " + text, origin);
   } catch (const toml::parse_error&) {
-    parsed = toml::table{};
-    parsed.insert("v", text);
+    std::string quoted = "\"";
+    for (unsigned char c : text) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      if (c < 0x20 || c == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        quoted += buf;
+      } else {
+        quoted += char(c);
+      }
+    }
+    parsed = toml::parse("v = " + quoted + "\"", origin);
   }
 
   toml::table* t = &root;
@@ -388,7 +413,8 @@ void apply_override(toml::table& root, const std::string& arg) {
       throw Error("--set " + arg + ": '" + p + "' is a value, not a section");
     }
   }
-  t->insert_or_assign(parts.back(), std::move(*parsed.get("v")));
+  toml::key key(parts.back(), toml::source_region(parsed.get("v")->source()));
+  t->insert_or_assign(std::move(key), std::move(*parsed.get("v")));
 }
 
 }  // namespace
@@ -488,6 +514,78 @@ ParamSet parse_params(const Schema& schema, const std::string& toml_text,
 }
 
 namespace {
+// A plugin's parameters with their defaults, and a value inside its range for each required one
+// (a uniform field's g): enough to make the object and ask it what it supports.
+ParamSet sample_params(const Schema& schema, int dim) {
+  ParamSet ps;
+  for (const auto& p : schema.specs()) {
+    if (p.default_value) {
+      ps.set(p.name, *p.default_value);
+      continue;
+    }
+    double x = 1;
+    if (p.min) x = std::max(x, *p.min + 1);
+    if (p.max) x = std::min(x, *p.max);
+    const std::size_t n = std::max<std::size_t>(p.list_min, std::min<std::size_t>(
+                                                                 std::size_t(dim), p.list_max ? p.list_max : dim));
+    switch (p.type) {
+      case ParamType::Float: ps.set(p.name, x); break;
+      case ParamType::Int: ps.set(p.name, std::int64_t(x)); break;
+      case ParamType::Bool: ps.set(p.name, false); break;
+      case ParamType::String: ps.set(p.name, std::string()); break;
+      case ParamType::Choice: ps.set(p.name, p.choices.empty() ? std::string() : p.choices[0]); break;
+      case ParamType::FloatList: ps.set(p.name, std::vector<double>(n, x)); break;
+      case ParamType::IntList: ps.set(p.name, std::vector<std::int64_t>(n, std::int64_t(x))); break;
+      case ParamType::StringList: ps.set(p.name, std::vector<std::string>{}); break;
+    }
+  }
+  return ps;
+}
+}  // namespace
+
+std::vector<SchemeSupport> scheme_support(const Registry& registry, const FactoryInfo& potential) {
+  std::vector<SchemeSupport> out;
+  RunInfo run;
+  run.dim = (potential.dims & dim_bit(3)) ? 3 : 2;
+  run.precision = Precision::Double;
+  run.backend = Backend::Cpu;
+  run.quiet = true;
+  std::shared_ptr<Potential> pot;
+  std::string why_not;
+  try {
+    ParamSet ps = sample_params(potential.schema, run.dim);
+    ps.context = potential.name;
+    pot = registry.make_potential(potential.name, ps, run);
+  } catch (const Error& e) {
+    why_not = std::string("cannot tell without parameters (") + e.what() + ")";
+  }
+  for (const FactoryInfo* s : registry.list(PluginKind::Scheme)) {
+    SchemeSupport sup;
+    sup.scheme = s->name;
+    if (!pot) {
+      sup.reason = why_not;
+    } else {
+      try {
+        const auto scheme = registry.make_scheme(s->name, sample_params(s->schema, run.dim), run);
+        const NeighbourhoodKind kind = scheme->neighbourhood().kind;
+        sup.accepted = pot->supports(kind);
+        sup.unused = pot->external();
+        if (!sup.accepted) {
+          sup.reason = pot->unsupported_reason(kind);
+          if (sup.reason.empty())
+            sup.reason = std::string("the law does not support the ") + to_string(kind) +
+                         " neighbourhood";
+        }
+      } catch (const Error& e) {
+        sup.reason = std::string("cannot tell without parameters (") + e.what() + ")";
+      }
+    }
+    out.push_back(std::move(sup));
+  }
+  return out;
+}
+
+namespace {
 
 // The particles the blocks will generate, when every block says (`count`); 0 when unknown.
 std::size_t expected_particles(const Scenario& sc) {
@@ -549,6 +647,33 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
                        (params.empty() ? "" : " (" + params + ")") + " for " + why +
                        "; set [[potential]] scheme to choose another (docs/real-gas.md)");
   }
+}
+
+// dE/E0 on the terminal (relative_drift in thermo.csv) measures the integration error only where
+// the energy is conserved. A thermostat, or walls that take energy at every bounce, change it on
+// purpose: say so before the run, so that -0.9 is not read as a broken integrator.
+void energy_notes(Scenario& sc, const Registry& registry) {
+  std::vector<std::string> causes;
+  for (const auto& m : sc.modifiers) causes.push_back("[[modifier]] \"" + m.type + "\"");
+  RunInfo run;
+  run.dim = sc.dim;
+  run.precision = sc.precision;
+  run.box = sc.box;
+  for (const auto& p : sc.potentials) {
+    std::shared_ptr<Potential> pot;
+    try {
+      pot = registry.make_potential(p.type, p.params, run);
+    } catch (const Error&) {
+      continue;  // reported where the run's objects are made (check_objects, Simulation)
+    }
+    if (const HardWalls* w = pot->hard_walls(); w && w->restitution < 1)
+      causes.push_back("the walls of \"" + p.type + "\" (restitution < 1)");
+  }
+  if (causes.empty()) return;
+  sc.notes.push_back("dE/E0 (thermo.csv: relative_drift) is (E - E0)/|E0|: here it is mostly the "
+                     "energy that " + join(causes, " and ") +
+                     " took out or put in, not an integration error; follow the temperature "
+                     "instead (docs/user-guide.md)");
 }
 
 }  // namespace
@@ -633,16 +758,19 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   // [box]
   {
-    // boundary = "periodic" is short for the same value on every axis.
-    toml::table bt = table_of("box");
+    // boundary = "periodic" is short for the same value on every axis. The table is changed in
+    // place: a copy would lose every value's line and column (toml++ does not copy them).
+    toml::table no_box;
+    toml::table& bt = root["box"].as_table() ? *root["box"].as_table() : no_box;
+    toml::source_region boundary_src;
     if (const toml::node* bn = bt.get("boundary"); bn && bn->is_string()) {
       toml::array one;
       one.push_back(bn->as_string()->get());
-      const toml::source_region src = bn->source();
+      boundary_src = bn->source();
       bt.insert_or_assign("boundary", std::move(one));
-      (void)src;
     }
-    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag, &table_of("box").source());
+    diag.set_fallback(boundary_src.begin.line > 0 || boundary_src.path ? &boundary_src : nullptr);
+    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag);
     auto axis_count = [&](const char* key, std::size_t n, bool allow_one) {
       if (!b.has(key)) return;
       std::size_t len = std::visit(
@@ -677,12 +805,17 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
         if (name == "periodic") sc.box.boundary[d] = Boundary::Periodic;
         else if (name == "wall") sc.box.boundary[d] = Boundary::Wall;
         else if (name == "open") sc.box.boundary[d] = Boundary::Open;
-        else diag.error(bt.source(), "boundary \"" + name + "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
+        else
+          diag.error(bt.get("boundary") ? bt.get("boundary")->source() : bt.source(),
+                     "boundary \"" + name +
+                         "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
         if (d < sc.dim && !(sc.box.hi[d] > sc.box.lo[d]))
-          diag.error(bt.source(), "[box] hi must be greater than lo on every axis (axis " +
+          diag.error(bt.get("hi") ? bt.get("hi")->source() : bt.source(),
+                     "[box] hi must be greater than lo on every axis (axis " +
                                       std::to_string(d) + ")");
       }
     }
+    diag.set_fallback(nullptr);
   }
 
   RunInfo probe;
@@ -834,6 +967,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   (void)probe;
   diag.throw_if_any();
   choose_schemes(sc, registry);
+  energy_notes(sc, registry);
 
   // The resolved configuration, every default filled in.
   toml::table out;

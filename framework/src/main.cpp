@@ -60,6 +60,18 @@ void print_schema(const Schema& schema) {
   }
 }
 
+// The schemes a potential works with, asked of the code (scheme_support in config.cpp).
+std::string schemes_text(const Registry& reg, const FactoryInfo& f, const char* quote,
+                         const char* sep) {
+  std::string yes, no;
+  for (const auto& s : scheme_support(reg, f)) {
+    if (s.unused) return "any (the law acts on each particle alone; the scheme is not used)";
+    if (s.accepted) yes += (yes.empty() ? "" : ", ") + (quote + s.scheme + quote);
+    else no += sep + (quote + s.scheme + quote) + ": " + s.reason;
+  }
+  return (yes.empty() ? "none" : yes) + no;
+}
+
 std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
@@ -119,7 +131,10 @@ int cmd_plugins_doc(Registry& reg) {
       std::cout << "### `" << f->name << "`\n\n" << f->summary << ". Dimensions: "
                 << kinds_text(f->dims, "2", "3") << "; precisions: "
                 << kinds_text(f->precisions, "float", "double") << "; backends: "
-                << kinds_text(f->backends, "cpu", "cuda") << ".\n\n```\n"
+                << kinds_text(f->backends, "cpu", "cuda") << ".";
+      if (f->kind == PluginKind::Potential)
+        std::cout << "\n\nSchemes: " << schemes_text(reg, *f, "`", "; not ") << ".";
+      std::cout << "\n\n```\n"
                 << f->doc << "\n```\n\n";
       markdown_schema(f->schema);
     }
@@ -137,8 +152,10 @@ int cmd_plugins(Registry& reg, const std::string& show) {
                 << "library: " << f->library << "\n"
                 << "dimensions: " << kinds_text(f->dims, "2", "3")
                 << "; precisions: " << kinds_text(f->precisions, "float", "double")
-                << "; backends: " << kinds_text(f->backends, "cpu", "cuda") << "\n\n"
-                << f->doc << "\n\nparameters:\n";
+                << "; backends: " << kinds_text(f->backends, "cpu", "cuda") << "\n";
+      if (f->kind == PluginKind::Potential)
+        std::cout << "schemes: " << schemes_text(reg, *f, "", "\n  not ") << "\n";
+      std::cout << "\n" << f->doc << "\n\nparameters:\n";
       print_schema(f->schema);
       if (f->kind == PluginKind::Generator) {
         std::cout << "\nkeys every [[particles]] block takes as well:\n";
@@ -278,6 +295,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
+  }
+
+  // -o is [simulation] output: given as an override, the resolved config.toml records the folder
+  // the run really wrote to. The value is a TOML string whatever it looks like ("123", "a=b").
+  if (!output.empty()) {
+    std::string quoted = "\"";
+    for (char c : output) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    sets.push_back("simulation.output=" + quoted + "\"");
   }
 
   // Started by mpirun as one of several processes: a parallel run (MPI ends when main returns).

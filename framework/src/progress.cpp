@@ -1,10 +1,12 @@
 #include "pardyn/progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace pardyn {
 
@@ -19,7 +21,35 @@ std::string hms(double s) {
     std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
   return buf;
 }
+// The width of the terminal on standard error, read at every redraw so that a resized window is
+// followed; $COLUMNS, then 80, where the terminal does not say.
+int terminal_columns() {
+  winsize ws{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS"); c && std::atoi(c) > 0) return std::atoi(c);
+  return 80;
+}
 }  // namespace
+
+std::string progress_line(double fraction, std::uint64_t step, std::uint64_t total, double rate,
+                          double eta_seconds, int columns) {
+  const double frac = std::clamp(fraction, 0.0, 1.0);
+  char text[160];
+  std::snprintf(text, sizeof text, "%3d%%  step %llu/%llu  %.4g steps/s  ETA %s", int(frac * 100),
+                (unsigned long long)step, (unsigned long long)total, rate, hms(eta_seconds).c_str());
+  // The last column stays empty: a line that fills it makes some terminals wrap the cursor.
+  const int room = std::max(1, columns - 1);
+  // The bar takes what the text leaves, up to 30 characters, and goes when under 10.
+  const int bar_width = std::min(30, room - int(std::string(text).size()) - 3);
+  std::string line;
+  if (bar_width >= 10) {
+    const int filled = int(frac * bar_width);
+    line = "[" + std::string(filled, '#') + std::string(bar_width - filled, '-') + "] ";
+  }
+  line += text;
+  if (int(line.size()) > room) line.resize(room);
+  return line;
+}
 
 Progress::Progress(std::uint64_t total, bool quiet)
     : total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)),
@@ -58,12 +88,10 @@ void Progress::update(std::uint64_t step, double fraction) {
   if (tty_) {
     if (frac < 1.0 && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
-    const int width = 30, filled = int(frac * width);
-    std::string bar(filled, '#');
-    bar.append(width - filled, '-');
-    std::fprintf(stderr, "\r\033[K[%s] %3d%%  step %llu/%llu  %.4g steps/s  ETA %s", bar.c_str(),
-                 int(frac * 100), (unsigned long long)step, (unsigned long long)total_, rate,
-                 hms(eta).c_str());
+    // One line that fits the terminal: a wrapped line could not be redrawn in place and would
+    // leave a copy behind at every redraw.
+    std::fprintf(stderr, "\r\033[K%s",
+                 progress_line(frac, step, total_, rate, eta, terminal_columns()).c_str());
     std::fflush(stderr);
     bar_shown_ = true;
   } else {

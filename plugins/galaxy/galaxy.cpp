@@ -186,9 +186,10 @@ FactoryInfo galaxy_info() {
   FactoryInfo f;
   f.kind = PluginKind::Generator;
   f.name = "galaxy";
-  f.summary = "central mass and a rotating disk of stars on circular orbits (seed 001)";
+  f.summary = "central mass and a rotating disk of stars on circular orbits (after a Habr article)";
   f.doc =
-      "A central body and a disk of `count` stars on circular orbits about it (seed 001):\n"
+      "A central body and a disk of `count` stars on circular orbits about it, after the Habr article\n"
+      "\"The N-body problem, or how to blow up a galaxy without leaving the kitchen\":\n"
       "  central body  mass f M (f = central_fraction) at rest at the centre; none when f = 0\n"
       "  stars         mass (1 - f) M / count each; 3D: uniform in a sphere of radius R with z\n"
       "                scaled by `thickness`; 2D: uniform in a disk of radius R\n"
@@ -205,10 +206,10 @@ FactoryInfo galaxy_info() {
       "moved to its centre-of-mass frame (the central body recoils by O(R / sqrt(count)) (1 - "
       "f)).\n"
       "Particle 0 of the block is the central body, with type = block `type` + central_type; the\n"
-      "stars have the block's `type`. Seed 001 used f = 0.999, 0.99 and 0.1; 0.5 grows long tidal\n"
+      "stars have the block's `type`. The article used f = 0.999, 0.99 and 0.1; 0.5 grows long tidal\n"
       "tails. A collision: two [[particles]] blocks with generator = \"galaxy\", offset = [-R, 0, "
       "0] /\n"
-      "[R, 0, 0] and velocity = [0, -u, 0] / [0, u, 0] (the seed: u = v(R) / 3).";
+      "[R, 0, 0] and velocity = [0, -u, 0] / [0, u, 0] (the article: u = v(R) / 3).";
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;

@@ -117,7 +117,7 @@ struct SoftWalls {
         "Acts on every axis whose [box] boundary is \"wall\" (required). Hard walls:\n"
         "  mode = \"mirror\"  a particle that crossed a face is mirrored back, v_n -> -restitution "
         "v_n\n"
-        "  mode = \"flip\"    a-priori (seed 003): v_n -> -restitution v_n before a drift that "
+        "  mode = \"flip\"    a-priori (Balen 2016): v_n -> -restitution v_n before a drift that "
         "would\n"
         "                   cross a face (mirroring stays as a backstop)\n"
         "restitution = 1 is elastic; below 1 each bounce removes kinetic energy (drives "

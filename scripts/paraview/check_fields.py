@@ -1,7 +1,7 @@
 """Checks that a pardyn fields.pvd (grid_fields observer) opens in ParaView as image data.
 
 Run with ParaView's pvbatch or pvpython, e.g. from the repository root:
-    ../shared/paraview-run scripts/paraview/check_fields.py OUT/fields.pvd --cells 8,8 --timesteps 3
+    scripts/paraview-run scripts/paraview/check_fields.py OUT/fields.pvd --cells 8,8 --timesteps 3
 
 Exits 0 when every check passes, 1 (with one line per failure on stderr) otherwise.
 """

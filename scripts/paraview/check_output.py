@@ -1,7 +1,7 @@
 """Checks that a pardyn run.pvd opens in ParaView with the expected arrays and time steps.
 
 Run with ParaView's pvbatch or pvpython, e.g. from the repository root:
-    ../shared/paraview-run scripts/paraview/check_output.py OUT/run.pvd --timesteps 11 --dim 2
+    scripts/paraview-run scripts/paraview/check_output.py OUT/run.pvd --timesteps 11 --dim 2
 
 Exits 0 when every check passes, 1 (with one line per failure on stderr) otherwise, so tests can
 use it to prove that what pardyn wrote is what ParaView reads.

@@ -1,14 +1,22 @@
-"""Renders a frame of a pardyn run (run.pvd) to PNG, points coloured by a field, with a colour bar.
+"""Renders a frame of a pardyn run (run.pvd) to PNG, coloured by a field, with a colour bar.
 
 Run with ParaView's pvbatch or pvpython, e.g. from the repository root:
-    ../shared/paraview-run scripts/paraview/render_frames.py OUT/run.pvd frame.png
-    ../shared/paraview-run scripts/paraview/render_frames.py OUT/run.pvd ke.png kinetic_energy
-    ../shared/paraview-run scripts/paraview/render_frames.py OUT/run.pvd t2.png --time 2.0 --log
-    ../shared/paraview-run scripts/paraview/render_frames.py OUT/run.pvd 'img/%04d.png' --all
+    scripts/paraview-run scripts/paraview/render_frames.py OUT/run.pvd frame.png
+    scripts/paraview-run scripts/paraview/render_frames.py OUT/run.pvd ke.png kinetic_energy
+    scripts/paraview-run scripts/paraview/render_frames.py OUT/run.pvd t2.png --time 2.0 --log
+    scripts/paraview-run scripts/paraview/render_frames.py OUT/run.pvd 'img/%04d.png' --all
+    scripts/paraview-run scripts/paraview/render_frames.py OUT/fields.pvd rho.png number_density
 
 The field is a point array of the .vtp files (velocity, acceleration, mass, type, id,
-kinetic_energy, potential_energy); vectors are coloured by their magnitude unless --component x|y|z
-is given. 2D runs (all z = 0) are viewed from +z with a parallel projection; 3D runs obliquely.
+kinetic_energy, potential_energy, cluster with the clusters analysis) or a cell array of the
+grid_fields files (fields.pvd: number_density, mass_density, velocity, temperature, count);
+vectors are coloured by their magnitude unless --component x|y|z is given. 2D runs (all z = 0) are
+viewed from +z with a parallel projection; 3D runs obliquely.
+
+The default colours read on dark and light backgrounds alike: the default colour map keeps to
+middle lightness (no near-black or near-white end that vanishes into the background), the text of
+the colour bar and the axes is dark on a light background and light on a dark one, and the gas of
+the `cluster` field (-1) is a middle grey.
 """
 import argparse
 import os
@@ -34,12 +42,27 @@ def parse_args():
     p.add_argument("--log", action="store_true", help="logarithmic colour scale")
     p.add_argument("--range", default=None,
                    help="colour range 'lo,hi' (default: the data's range over the frames rendered)")
-    p.add_argument("--colormap", default="Viridis (matplotlib)", help="ParaView colour map preset")
+    p.add_argument("--colormap", default="pardyn",
+                   help="ParaView colour map preset, or 'pardyn' (default): blue, teal, green, "
+                        "orange, red, all of middle lightness")
     p.add_argument("--fit", type=float, default=98.0,
                    help="frame the camera on this percentage of the particles nearest their median "
                         "centre, so that a few escapers do not shrink the picture (100: all)")
     p.add_argument("--background", default="0.08,0.08,0.1", help="background colour r,g,b in 0..1")
     return p.parse_args()
+
+
+# The default colour map: (position, r, g, b), every colour of middle lightness so that the lowest
+# and highest values stay visible on a black and on a white background.
+PARDYN_COLORS = [(0.0, 0.17, 0.38, 0.85), (0.25, 0.0, 0.62, 0.64), (0.5, 0.32, 0.68, 0.16),
+                 (0.75, 0.93, 0.53, 0.05), (1.0, 0.84, 0.12, 0.16)]
+GAS_GREY = [0.55, 0.55, 0.55]  # cluster = -1 (not in a droplet)
+
+
+def text_colour(background):
+    """Dark text on a light background, light text on a dark one (relative luminance)."""
+    r, g, b = background
+    return [0.1, 0.1, 0.1] if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else [0.95, 0.95, 0.95]
 
 
 def frame_times(reader):
@@ -57,8 +80,8 @@ def frame_camera(view, reader, percent, flat):
     from vtk.util.numpy_support import vtk_to_numpy
 
     data = servermanager.Fetch(reader)
-    if data is None or data.GetNumberOfPoints() == 0:
-        return
+    if data is None or data.GetNumberOfPoints() == 0 or not hasattr(data, "GetPoints"):
+        return  # a grid (fields.pvd) is framed whole
     x = vtk_to_numpy(data.GetPoints().GetData()).astype(np.float64)
     centre = np.median(x, axis=0)
     radius = float(np.percentile(np.linalg.norm(x - centre, axis=1), percent))
@@ -104,39 +127,55 @@ def main():
         UpdatePipeline(proxy=reader)
     else:
         UpdatePipeline(time=targets[-1], proxy=reader)
-    point_arrays = reader.PointData.keys()
-    if field not in point_arrays:
-        print("render_frames: no point array '%s'; the file has: %s"
-              % (field, ", ".join(point_arrays)), file=sys.stderr)
+    # Particles carry point arrays; the grids of grid_fields (fields.pvd) carry cell arrays.
+    point_arrays, cell_arrays = reader.PointData.keys(), reader.CellData.keys()
+    if field in point_arrays:
+        association, arrays = "POINTS", reader.PointData
+    elif field in cell_arrays:
+        association, arrays = "CELLS", reader.CellData
+    else:
+        print("render_frames: no array '%s'; the file has point arrays: %s; cell arrays: %s"
+              % (field, ", ".join(point_arrays) or "none", ", ".join(cell_arrays) or "none"),
+              file=sys.stderr)
         return 1
-    info = reader.PointData[field]
-    ncomp = info.GetNumberOfComponents()
+    ncomp = arrays[field].GetNumberOfComponents()
 
     view = GetActiveViewOrCreate("RenderView")
     view.ViewSize = [width, height]
-    view.Background = [float(c) for c in args.background.split(",")]
+    background = [float(c) for c in args.background.split(",")]
+    ink = text_colour(background)
+    view.Background = background
     # ParaView 5.10+ uses a palette unless told to use the view's own background.
     if hasattr(view, "UseColorPaletteForBackground"):
         view.UseColorPaletteForBackground = 0
     view.OrientationAxesVisibility = 1
+    if hasattr(view, "OrientationAxesLabelColor"):
+        view.OrientationAxesLabelColor = ink
 
     display = Show(reader, view)
-    display.SetRepresentationType("Points")
-    display.PointSize = args.point_size
-    if hasattr(display, "RenderPointsAsSpheres"):
-        display.RenderPointsAsSpheres = 1
+    if association == "POINTS":
+        display.SetRepresentationType("Points")
+        display.PointSize = args.point_size
+        if hasattr(display, "RenderPointsAsSpheres"):
+            display.RenderPointsAsSpheres = 1
+    else:
+        display.SetRepresentationType("Surface")
 
     if ncomp > 1 and args.component == "magnitude":
-        ColorBy(display, ("POINTS", field, "Magnitude"))
+        ColorBy(display, (association, field, "Magnitude"))
         title, range_component = "|%s|" % field, -1
     elif ncomp > 1:
-        ColorBy(display, ("POINTS", field, args.component.upper()))
+        ColorBy(display, (association, field, args.component.upper()))
         title, range_component = "%s %s" % (field, args.component), "xyz".index(args.component)
     else:
-        ColorBy(display, ("POINTS", field))
+        ColorBy(display, (association, field))
         title, range_component = field, 0
     lut = GetColorTransferFunction(field)
-    lut.ApplyPreset(args.colormap, True)
+    if args.colormap == "pardyn":
+        lut.ColorSpace = "Lab"
+        lut.RGBPoints = [v for point in PARDYN_COLORS for v in point]
+    else:
+        lut.ApplyPreset(args.colormap, True)
 
     # One colour range for every image (the union over the frames shown), so that an animation
     # rendered with --all does not change its scale from frame to frame.
@@ -147,8 +186,15 @@ def main():
         for t in targets:
             if t is not None:
                 UpdatePipeline(time=t, proxy=reader)
-            a, b = reader.PointData[field].GetRange(range_component)
+            a, b = arrays[field].GetRange(range_component)
+            if a != a or b != b:  # NaN (a cell's temperature with < 2 particles): no range
+                continue
             lo, hi = min(lo, a), max(hi, b)
+        if field == "cluster" and lo < 0:
+            # The gas (-1) is drawn in grey below the range; the droplets 0, 1, ... get the colours.
+            lo = 0.0
+            lut.UseBelowRangeColor = 1
+            lut.BelowRangeColor = GAS_GREY
     if args.log:
         lo = max(lo, hi * 1e-6) if hi > 0 else 1e-12
     if hi <= lo:
@@ -164,6 +210,9 @@ def main():
     bar = GetScalarBar(lut, view)
     bar.Title = title
     bar.ComponentTitle = ""
+    bar.TitleColor = ink
+    bar.LabelColor = ink
+    bar.RangeLabelFormat = "%-#.4g"
     bar.Visibility = 1
     display.SetScalarBarVisibility(view, True)
 

@@ -28,6 +28,33 @@ expect_error 2 "name is required" -- "$PARDYN" plugins show
 expect_error 0 "plugin-based particle dynamics" -- "$PARDYN" --help
 expect_error 1 "--set nosection: expected section.key=value" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set nosection
 
+# Every scenario error names where the value came from: the file's line and column, or the --set.
+cp "$SRC/examples/plummer/plummer.toml" plummer.toml
+cp plummer.toml boundary.toml
+printf '\n[box]\nlo = [0, 0, 0]\nhi = [10, 10]\n' >> plummer.toml
+line=$(grep -n '^hi = \[10, 10\]' plummer.toml | cut -d: -f1)
+expect_error 1 "plummer.toml:$line:6: 'hi' in [box] has 2 entries; a 3D run needs 3" -- "$PARDYN" validate plummer.toml
+printf '\n[box]\nboundary = "perodic"\n' >> boundary.toml
+line=$(grep -n '^boundary = "perodic"' boundary.toml | cut -d: -f1)
+expect_error 1 "boundary.toml:$line:12: boundary \"perodic\" in [box]: allowed values" -- "$PARDYN" validate boundary.toml
+expect_error 1 "--set integrator.dt=-0.1: 'dt' in [integrator] (leapfrog) is -0.1; it must be > 0" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set integrator.dt=-0.1
+expect_error 1 "--set simulation.stepz=3: unknown key 'stepz' in [simulation]; did you mean 'steps'?" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set simulation.stepz=3
+expect_error 1 "--set particles.0.count=many: 'count' in [[particles]] #1 (plummer) must be integer, not a string" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set particles.0.count=many
+# a scheme the law cannot use names the one it can
+cat > lj_tree.toml <<'TOML'
+[box]
+lo = [0, 0, 0]
+hi = [6, 6, 6]
+[[particles]]
+generator = "lattice"
+kind = "fcc"
+spacing = 1.5
+[[potential]]
+type = "lennard_jones"
+scheme = "tree"
+TOML
+expect_error 1 'lennard_jones'"'"' has a cut-off and no far-field form (far() in its evaluator, see docs/plugins.md); use scheme "cell_list"' -- "$PARDYN" validate lj_tree.toml
+
 # an error raised inside a plugin (not by the schema) is reported, also by validate, with exit code 1
 cat > fcc2d.toml <<'TOML'
 [simulation]
@@ -48,6 +75,21 @@ mkdir -p unsafe && cp "$SRC/examples/plummer/plummer.toml" unsafe.toml && chmod 
 sed 's/^\[simulation\]$/[simulation]\nplugin_paths = ["unsafe"]/' unsafe.toml > with_path.toml
 expect_error 1 "plugin folder refused: $WORK/unsafe is writable by others" -- "$PARDYN" validate with_path.toml
 PARDYN_PLUGIN_PATH="$WORK/unsafe" expect_error 1 "writable by others" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml"
+
+# the documented exit codes (docs/user-guide.md): 0 success, 1 input or run, 2 command line,
+# 3 internal error (here a plugin that throws a standard exception, as a bug would)
+expect_error 0 "valid (1 particle block(s)" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml"
+expect_error 1 "'dt' in [integrator] (leapfrog) is -0.1" -- "$PARDYN" run "$SRC/examples/plummer/plummer.toml" --set integrator.dt=-0.1
+expect_error 2 "The following argument was not expected" -- "$PARDYN" validate a.toml b.toml
+internal="$(dirname "$PARDYN")/../tests/plugins/internal_error"
+if [ -d "$internal" ]; then
+  printf '\n[[modifier]]\ntype = "test_internal_error"\n' | cat "$SRC/examples/plummer/plummer.toml" - > crash.toml
+  expect_error 3 "pardyn: internal error: test_internal_error: a deliberate bug" -- \
+    env PARDYN_PLUGIN_PATH="$internal" "$PARDYN" run crash.toml -q -o crash \
+    --set simulation.steps=2 --set particles.0.count=10 --set simulation.backend=cpu
+else
+  echo "no test plugin at $internal (tests not built): exit code 3 unchecked"
+fi
 
 # the listing works and shows every kind
 "$PARDYN" plugins > list.txt

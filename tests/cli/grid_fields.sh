@@ -2,9 +2,14 @@
 # and the cells hold every particle. A 2D gas quenched by a thermostat ramp, on the CPU.
 . "$(dirname "$0")/common.sh"
 
-pv="${PARAVIEW_RUN:-$SRC/../shared/paraview-run}"
+pv="${PARAVIEW_RUN:-$SRC/scripts/paraview-run}"
 if [ ! -x "$pv" ]; then
   echo "SKIP: no paraview-run at $pv (set PARAVIEW_RUN to a ParaView pvbatch wrapper)"
+  exit 77
+fi
+# scripts/paraview-run unpacks ParaView the first time (apt, network); without it, skip.
+if [ -z "${PARAVIEW_RUN:-}" ] && ! "$pv" --install; then
+  echo "SKIP: scripts/paraview-run could not make ParaView ready"
   exit 77
 fi
 cat > scenario.toml <<'TOML'

@@ -1,9 +1,14 @@
 # The output of a run opens in ParaView 5.11 (pvbatch) with every array and every frame.
 . "$(dirname "$0")/common.sh"
 
-pv="${PARAVIEW_RUN:-$SRC/../shared/paraview-run}"
+pv="${PARAVIEW_RUN:-$SRC/scripts/paraview-run}"
 if [ ! -x "$pv" ]; then
   echo "SKIP: no paraview-run at $pv (set PARAVIEW_RUN to a ParaView pvbatch wrapper)"
+  exit 77
+fi
+# scripts/paraview-run unpacks ParaView the first time (apt, network); without it, skip.
+if [ -z "${PARAVIEW_RUN:-}" ] && ! "$pv" --install; then
+  echo "SKIP: scripts/paraview-run could not make ParaView ready"
   exit 77
 fi
 "$PARDYN" run "$SRC/examples/plummer/plummer.toml" -q -o out --set simulation.steps=40 \

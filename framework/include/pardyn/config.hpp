@@ -84,6 +84,18 @@ const Schema& box_schema();
 const Schema& particles_common_schema();
 const Schema& integrator_common_schema();
 
+// Which scheme plugins accept a potential plugin, found by asking the code: the potential and each
+// scheme are made with their default parameters and the potential's supports() is asked for the
+// scheme's neighbourhood. `reason` is empty for a scheme that accepts it, else why not (the
+// potential's unsupported_reason(), or why it could not be made with defaults).
+struct SchemeSupport {
+  std::string scheme;
+  bool accepted = false;
+  bool unused = false;  // an external law (one particle at a time): every scheme, none used
+  std::string reason;
+};
+std::vector<SchemeSupport> scheme_support(const Registry& registry, const FactoryInfo& potential);
+
 // Edit distance, for "did you mean" hints.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);

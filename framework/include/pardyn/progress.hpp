@@ -10,6 +10,11 @@
 
 namespace pardyn {
 
+// The progress bar's text for a terminal `columns` wide: at most columns - 1 characters, so that it
+// never wraps; the bar shrinks, then goes, then the text is cut.
+std::string progress_line(double fraction, std::uint64_t step, std::uint64_t total, double rate,
+                          double eta_seconds, int columns);
+
 class Progress {
 public:
   Progress(std::uint64_t total_steps, bool quiet);
