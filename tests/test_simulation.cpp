@@ -367,3 +367,44 @@ TEST(Simulation, FixedStepTimesAreExactMultiplesOfDt) {
   }
   EXPECT_EQ(rows, 5);
 }
+
+// velocity_distribution = "uniform": each thermal component uniform (kurtosis 1.8, a Gaussian's 3),
+// bounded by about sqrt(3 T / m); either way the temperature is exact and the net momentum zero.
+TEST(Simulation, ThermalVelocitiesGaussianOrUniform) {
+  for (const std::string dist : {"gaussian", "uniform"}) {
+    const std::string dir = test::scratch_dir("velocities-" + dist);
+    std::ofstream(dir + "/s.toml")
+        << "[simulation]\ndimension = 3\nsteps = 0\nbackend = \"cpu\"\n[[particles]]\n"
+           "generator = \"uniform\"\ncount = 20000\ntemperature = 2.0\nvelocity_distribution = \""
+        << dist << "\"\n[integrator]\ntype = \"leapfrog\"\ndt = 0.001\n";
+    Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
+    RunOptions opt;
+    opt.quiet = true;
+    opt.output = dir + "/out";
+    Simulation sim(sc, test::registry(), opt);
+    HostParticles hp;
+    sim.store().download(hp);
+    double m2 = 0, m4 = 0, vmax = 0, p = 0, k = 0;
+    for (std::size_t i = 0; i < hp.size(); ++i) {
+      for (int d = 0; d < 3; ++d) {
+        const double v = hp.v[d][i];
+        m2 += v * v;
+        m4 += v * v * v * v;
+        vmax = std::max(vmax, std::fabs(v) / std::sqrt(2.0 / hp.mass[i]));
+        k += 0.5 * hp.mass[i] * v * v;
+      }
+      p += hp.mass[i] * hp.v[0][i];
+    }
+    const double n = 3.0 * double(hp.size());
+    const double kurtosis = (m4 / n) / ((m2 / n) * (m2 / n));
+    EXPECT_NEAR(2.0 * k / (3.0 * (double(hp.size()) - 1)), 2.0, 1e-9) << dist;
+    EXPECT_NEAR(p, 0.0, 1e-9) << dist;
+    if (dist == "uniform") {
+      EXPECT_NEAR(kurtosis, 1.8, 0.05);
+      EXPECT_LT(vmax, std::sqrt(3.0) * 1.02);
+    } else {
+      EXPECT_NEAR(kurtosis, 3.0, 0.15);
+      EXPECT_GT(vmax, 3.0);
+    }
+  }
+}

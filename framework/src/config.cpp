@@ -473,6 +473,11 @@ const Schema& particles_common_schema() {
               "add Maxwell-Boltzmann velocities at this temperature (0 = none); the thermal part has "
               "zero net momentum and exactly this temperature",
               0.0)
+        .choice("velocity_distribution", "gaussian", {"gaussian", "uniform"},
+                "how the thermal velocities are drawn before they are set to the temperature: "
+                "\"gaussian\" (Maxwell-Boltzmann) or \"uniform\" (each component uniform in a "
+                "symmetric interval, as LAMMPS's velocity ... dist uniform); either way the net "
+                "momentum is removed and the temperature is exact")
         .reals("offset", std::vector<double>{}, "length",
                "shift every position of this block by this vector (dimension entries)", 0, 3)
         .reals("velocity", std::vector<double>{}, "length/time",
@@ -884,6 +889,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
         diag.ok()) {
       pb.particle_type = int(pb.params.integer("type"));
       pb.temperature = pb.params.real("temperature");
+      pb.uniform_velocities = pb.params.string("velocity_distribution") == "uniform";
       pb.offset = pb.params.reals("offset");
       pb.velocity = pb.params.reals("velocity");
       for (const char* key : {"offset", "velocity"}) {

@@ -404,36 +404,36 @@ int main(int argc, char** argv) {
     g_sim = nullptr;
     if (sim.stopped_by() > 0) {
       // Interrupted: 128 + the signal, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
-      if (root) {
-        if (!sim.last_checkpoint().empty())
-          std::fprintf(stderr, "pardyn: interrupted (%s); continue with: pardyn run --resume %s\n",
-                       sim.stopped_by() == SIGTERM ? "SIGTERM" : sim.stopped_by() == SIGINT ? "SIGINT" : "signal",
-                       sim.output_dir().c_str());
-        else
-          std::fprintf(stderr,
-                       "pardyn: interrupted; no checkpoint was written (add an [[output]] with "
-                       "type = \"checkpoint\" to be able to continue a run)\n");
-      }
+      const std::string why =
+          !sim.last_checkpoint().empty()
+              ? std::string("pardyn: interrupted (") +
+                    (sim.stopped_by() == SIGTERM  ? "SIGTERM"
+                     : sim.stopped_by() == SIGINT ? "SIGINT"
+                                                  : "signal") +
+                    "); continue with: pardyn run --resume " + sim.output_dir()
+              : "pardyn: interrupted; no checkpoint was written (add an [[output]] with type = "
+                "\"checkpoint\" to be able to continue a run)";
+      if (root) std::fprintf(stderr, "%s\n", why.c_str());
+      sim.log_line(why);
       return 128 + sim.stopped_by();
     }
-    if (!quiet && root) {
-      std::printf("done: %llu steps, %.4g steps/s, %llu force evaluations\n",
-                  (unsigned long long)sim.steps_done(), sim.steps_per_second(),
-                  (unsigned long long)sim.force_evaluations());
-      // Only what this run wrote (a run without a vtk output has no run.pvd).
-      const std::string& dir = sim.output_dir();
-      auto has = [&](const char* f) { return std::filesystem::exists(dir + "/" + f); };
-      std::printf("output: %s\n", dir.c_str());
-      if (has("run.pvd"))
-        std::printf("  run.pvd      frames for ParaView:  paraview %s/run.pvd\n", dir.c_str());
-      if (has("thermo.csv"))
-        std::printf("  thermo.csv   energies, momentum, temperature per observation\n");
-      if (has("clusters.csv"))
-        std::printf("  clusters.csv droplet-size histogram per analysis\n");
-      if (has("fields.pvd"))
-        std::printf("  fields.pvd   density and temperature grids for ParaView\n");
-      if (has("config.toml")) std::printf("  config.toml  the resolved configuration\n");
-    }
+    // The summary: on the terminal (unless -q) and in log.txt.
+    char line[256];
+    std::snprintf(line, sizeof line, "done: %llu steps, %.4g steps/s, %llu force evaluations",
+                  (unsigned long long)(sim.steps_done() - std::min(sim.steps_done(), sim.first_step())),
+                  sim.steps_per_second(), (unsigned long long)sim.force_evaluations());
+    sim.say(line);
+    // Only what this run wrote (a run without a vtk output has no run.pvd).
+    const std::string& dir = sim.output_dir();
+    auto has = [&](const char* f) { return std::filesystem::exists(dir + "/" + f); };
+    sim.say("output: " + dir);
+    if (has("run.pvd")) sim.say("  run.pvd      frames for ParaView:  paraview " + dir + "/run.pvd");
+    if (has("thermo.csv")) sim.say("  thermo.csv   energies, momentum, temperature per observation");
+    if (has("clusters.csv")) sim.say("  clusters.csv droplet-size histogram per analysis");
+    if (has("fields.pvd")) sim.say("  fields.pvd   density and temperature grids for ParaView");
+    if (has("checkpoints")) sim.say("  checkpoints/ the run's state, to resume: pardyn run --resume " + dir);
+    if (has("config.toml")) sim.say("  config.toml  the resolved configuration");
+    sim.say("  log.txt      this run's messages, thermo lines and timing");
     return 0;
   } catch (const parallel::QuietError&) {
     return 1;  // another rank reports it

@@ -1,5 +1,8 @@
 #include "pardyn/progress.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -55,6 +58,22 @@ Progress::Progress(std::uint64_t total, bool quiet)
     : total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)),
       start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
+Progress::~Progress() {
+  if (log_) std::fclose(log_);
+}
+
+void Progress::open_log(const std::string& path, bool append) {
+  if (log_) std::fclose(log_);
+  log_ = std::fopen(path.c_str(), append ? "a" : "w");
+  if (!log_) throw Error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+void Progress::log_only(const std::string& line) {
+  if (!log_) return;
+  std::fprintf(log_, "%s\n", line.c_str());
+  std::fflush(log_);
+}
+
 void Progress::start(std::uint64_t first_step) {
   first_ = first_step;
   last_step_ = first_step;
@@ -75,7 +94,7 @@ void Progress::clear_bar() {
 
 void Progress::update(std::uint64_t step, double fraction) {
   last_step_ = step;
-  if (quiet_ || total_ == 0) return;
+  if ((quiet_ && !log_) || total_ == 0) return;
   const auto now = std::chrono::steady_clock::now();
   const double el = std::chrono::duration<double>(now - start_).count();
   // A resumed run counts its rate and ETA from the step it resumed at.
@@ -85,6 +104,14 @@ void Progress::update(std::uint64_t step, double fraction) {
   const double eta = rate > 0 && fraction < 0 ? double(total_ - std::min(total_, step)) / rate
                      : frac > 0                ? el * (1.0 - frac) / frac
                                                : NAN;
+  if (log_ && int(frac * 10) != log_decile_) {
+    // The log gets the line a log file would get, every 10%.
+    log_decile_ = int(frac * 10);
+    std::fprintf(log_, "progress: %3d%%  step %llu/%llu  %.4g steps/s  ETA %s\n", log_decile_ * 10,
+                 (unsigned long long)step, (unsigned long long)total_, rate, hms(eta).c_str());
+    std::fflush(log_);
+  }
+  if (quiet_) return;
   if (tty_) {
     if (frac < 1.0 && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
@@ -104,20 +131,20 @@ void Progress::update(std::uint64_t step, double fraction) {
 }
 
 void Progress::thermo_line(const Thermo& t, int dim) {
-  if (quiet_) return;
-  clear_bar();
-  if (!header_done_) {
-    std::printf("%10s %12s %15s %15s %15s %11s %12s\n", "step", "time", "kinetic", "potential",
-                "total", "dE/E0", "temperature");
-    header_done_ = true;
-  }
   (void)dim;
-  std::printf("%10llu %12.6g %15.8g %15.8g %15.8g %11.3e %12.6g\n", (unsigned long long)t.step,
-              t.time, t.r.kinetic, t.r.potential, t.total, t.relative_drift, t.temperature);
-  std::fflush(stdout);
+  char head[128], row[160];
+  std::snprintf(head, sizeof head, "%10s %12s %15s %15s %15s %11s %12s", "step", "time", "kinetic",
+                "potential", "total", "dE/E0", "temperature");
+  std::snprintf(row, sizeof row, "%10llu %12.6g %15.8g %15.8g %15.8g %11.3e %12.6g",
+                (unsigned long long)t.step, t.time, t.r.kinetic, t.r.potential, t.total,
+                t.relative_drift, t.temperature);
+  if (!header_done_) message(head);
+  header_done_ = true;
+  message(row);
 }
 
 void Progress::message(const std::string& line) {
+  log_only(line);
   if (quiet_) return;
   clear_bar();
   std::printf("%s\n", line.c_str());

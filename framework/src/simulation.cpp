@@ -29,14 +29,18 @@ namespace pardyn {
 
 namespace {
 
-// Adds Maxwell-Boltzmann velocities at temperature T (k_B = 1) to particles [b, e): the thermal part has
-// zero net momentum and is rescaled to exactly T with dim*(n-1) degrees of freedom.
+// Adds thermal velocities at temperature T (k_B = 1) to particles [b, e): each component Gaussian
+// (Maxwell-Boltzmann) or, with `uniform`, uniform in [-1, 1) times sqrt(3 T / m) (the same variance);
+// the thermal part has zero net momentum and is rescaled to exactly T with dim*(n-1) degrees of
+// freedom.
 void add_thermal_velocities(HostParticles& hp, std::size_t b, std::size_t e, double T,
-                            std::mt19937_64& rng) {
+                            std::mt19937_64& rng, bool uniform) {
   const std::size_t n = e - b;
   if (T <= 0 || n < 2) return;
   const int dim = hp.dim;
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> flat(-1.0, 1.0);
+  auto gauss = [&](std::mt19937_64& r) { return uniform ? std::sqrt(3.0) * flat(r) : normal(r); };
   std::vector<double> u[3];
   double p[3] = {0, 0, 0}, mtot = 0;
   for (int d = 0; d < dim; ++d) u[d].resize(n);
@@ -420,6 +424,8 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   });
 
   progress_interval_ = sc.progress_interval ? sc.progress_interval : std::max<std::uint64_t>(1, sc.steps / 10);
+  timing_.force.assign(forces_.size(), 0.0);
+  timing_.cuda = backend_.backend == Backend::Cuda;
 
   // Output folder: a previous run's frames are removed so that the series is never a mix of two runs.
   parallel::agree(comm_, [&] {
@@ -448,6 +454,10 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
       for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "frames", ec))
         if (e.path().extension() == ".vtp" || e.path().extension() == ".pvtp") fs::remove(e.path(), ec);
     write_file_atomic((fs::path(run_.output_dir) / "config.toml").string(), sc.resolved_toml);
+    // log.txt: what the terminal shows (a resumed run adds to its run's log).
+    progress_->open_log((fs::path(run_.output_dir) / "log.txt").string(), resume_ != nullptr);
+    if (resume_) progress_->log_only("");
+    for (const auto& note : sc.notes) progress_->log_only("note: " + note);
   });
 
   char dt[32];
@@ -496,7 +506,7 @@ void Simulation::generate(const Scenario& sc, const Registry& registry) {
     // A generator may give some particles their own type (the galaxy's central body); the block's
     // type is added to it.
     for (auto& t : hp.type) t += pb.particle_type;
-    add_thermal_velocities(hp, 0, n, pb.temperature, rng);
+    add_thermal_velocities(hp, 0, n, pb.temperature, rng, pb.uniform_velocities);
     all.append(hp);
   }
   for (std::size_t i = 0; i < all.size(); ++i) all.id[i] = std::int64_t(i);
@@ -691,9 +701,11 @@ void Simulation::evaluate_forces() {
     phase_t_ = now;
   };
   mark(-1);
+  timing_.lap(&timing_.integrate);  // the integrator's work since its last evaluation
   // Parallel short range: particles that left their sub-box move first, then the ghosts come.
   if (domain_) domain_->prepare(*store_);
   mark(0);
+  timing_.lap(&timing_.comm);
   // When the first term is a cell list on the work store, its forces are copied into the store
   // (owned particles: all of them), which spares zeroing the store first.
   const bool first_on_work = domain_ && !forces_.empty() && !forces_[0].potential->external() &&
@@ -713,6 +725,7 @@ void Simulation::evaluate_forces() {
     if (f.potential->external()) {
       // An external potential acts on each particle alone: no neighbourhood to build for it.
       f.potential->compute(*store_, f.scheme->neighbourhood(), req);
+      timing_.lap(&timing_.force[k]);
     } else if (domain_ && kind == NeighbourhoodKind::CellList) {
       // On the work store (owned particles, then ghosts), whose forces on the owned ones are added.
       ParticleStore& w = domain_->work();
@@ -721,13 +734,17 @@ void Simulation::evaluate_forces() {
       backend_.ops->zero_forces(w, need_energy_, need_energy_);
       f.scheme->update(w, domain_->work_box(), f.potential->reach());
       mark(1);
+      timing_.lap(&timing_.neighbour);
       f.potential->compute(w, f.scheme->neighbourhood(), wreq);
       mark(2);
+      timing_.lap(&timing_.force[k]);
       if (k == 0 && forces_.size() == 1) domain_->take_forces(*store_, need_energy_);
       else parallel::add_forces(w, *store_, domain_->owned(), need_energy_, k == 0);
       mark(3);
+      timing_.lap(&timing_.comm);
     } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
       ring_->compute(*f.potential, *store_, req, time_ring_);
+      timing_.lap(&timing_.force[k]);  // the ring's messages included
     } else {
       f.scheme->update(*store_, run_.box, f.potential->reach());
       if (f.scheme->reuses_structure() && f.scheme->rebuilt()) {
@@ -738,13 +755,16 @@ void Simulation::evaluate_forces() {
         backend_.ops->get_state(*store_, *f.built_at);
       }
       mark(1);
+      timing_.lap(&timing_.neighbour);
       f.potential->compute(*store_, f.scheme->neighbourhood(), req);
       mark(2);
+      timing_.lap(&timing_.force[k]);
     }
     if (split) {
       const double now = backend_.ops->reduce(*store_).potential;
       term_energy_[k] = now - before;
       before = now;
+      timing_.lap(&timing_.output);  // the energies' split is for thermo
     }
   }
 }
@@ -832,12 +852,25 @@ void Simulation::observe(bool final_step) {
   const bool line = final_step || step_ % progress_interval_ == 0;
   if (due.empty() && !line) return;
 
+  const bool cuda = backend_.backend == Backend::Cuda;
+  if (cuda) cuda::synchronize("timing");
+  auto t0 = std::chrono::steady_clock::now();
   Thermo t = thermo_now();
   // Analyses (cluster counts, ...) run on the backend before the host copy: their per-particle
   // labels travel with it.
   for (std::size_t k = 0; k < observers_.size(); ++k)
     if (!observers_[k]->columns().empty() || std::find(due.begin(), due.end(), observers_[k].get()) != due.end())
       observers_[k]->analyse(*this, t, analysis_first_[k]);
+  if (cuda) cuda::synchronize("timing");
+  const auto t1 = std::chrono::steady_clock::now();
+  timing_.analysis += std::chrono::duration<double>(t1 - t0).count();
+  struct AddOutput {
+    Timing& timing;
+    std::chrono::steady_clock::time_point from;
+    ~AddOutput() {
+      timing.output += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+    }
+  } add_output{timing_, t1};
   if (!t.r.finite)
     throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
                 " (it was finite at step " + std::to_string(last_finite_step_) +
@@ -919,8 +952,16 @@ void Simulation::run() {
       const bool last = s == scenario_.steps ||
                         (end_time > 0 && time_ + integrator_->dt() >= end_time * (1 - 1e-12));
       need_energy_ = wants_energy(s) || last;
-      integrator_->step(*this);
+      // Phase timing (the closing breakdown): every step on the CPU; on the GPU every 8th step
+      // without observation, with the device synchronised between phases.
+      timing_.sample = backend_.backend != Backend::Cuda || (!need_energy_ && s % 8 == 5);
+      if (timing_.sample) ++timing_.sampled;
+      timing_.lap(nullptr);
+      integrator_->step(*this);  // its force evaluations go to their own sections
+      timing_.lap(&timing_.integrate);
       for (auto& m : modifiers_) m->apply(*this);
+      timing_.lap(&timing_.modifiers);
+      timing_.sample = false;
       last_dt_ = integrator_->last_dt();
       // A fixed step's time is step x dt, exactly as a user writes it (a running sum drifts:
       // 1.9999999999999793 after 1000 steps of 0.002); adaptive or controlled steps add up.
@@ -975,8 +1016,15 @@ void Simulation::run() {
                    "rank %d: loop %.4f s: prepare %.4f, zero + neighbours %.4f, forces %.4f, add %.4f s\n",
                    run_.rank, loop_seconds_, phase_[0], phase_[1], phase_[2], phase_[3]);
     progress_->finish(steps_done_);
+    report_timing(steps_done_ - first);
   } catch (...) {
     progress_->finish(steps_done_);
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      progress_->log_only(std::string("error: ") + e.what());
+    } catch (...) {
+    }
     try {
       end_observers();
     } catch (...) {
@@ -1218,6 +1266,49 @@ Resume prepare_resume(const std::string& where, const std::string& file,
   return r;
 }
 
+void Simulation::Timing::lap(double* bucket) {
+  if (!sample) return;
+  if (cuda) cuda::synchronize("timing");
+  const auto now = std::chrono::steady_clock::now();
+  if (bucket) *bucket += std::chrono::duration<double>(now - last).count();
+  last = now;
+}
+
+void Simulation::report_timing(std::uint64_t steps) {
+  if (steps == 0 || loop_seconds_ <= 0) return;
+  // Phases timed on sampled steps stand for all steps; observations and checkpoints are timed
+  // whenever they happen.
+  const double scale = timing_.sampled ? double(steps) / double(timing_.sampled) : 0.0;
+  const double loop = loop_seconds_;
+  std::vector<std::pair<std::string, double>> rows;
+  for (std::size_t k = 0; k < forces_.size(); ++k)
+    rows.emplace_back("force " + run_.potential_labels[k], timing_.force[k] * scale);
+  rows.emplace_back("neighbour build", timing_.neighbour * scale);
+  rows.emplace_back("communication", timing_.comm * scale);
+  rows.emplace_back("integration", timing_.integrate * scale);
+  rows.emplace_back("modifiers", timing_.modifiers * scale);
+  rows.emplace_back("analysis", timing_.analysis);
+  rows.emplace_back("output", timing_.output);
+  rows.emplace_back("checkpoints", timing_.checkpoint);
+  double sum = 0;
+  for (const auto& r : rows) sum += r.second;
+  rows.emplace_back("other", std::max(0.0, loop - sum));
+  char line[160];
+  std::snprintf(line, sizeof line, "timing: %.4g s in the loop, %llu steps%s", loop,
+                (unsigned long long)steps,
+                backend_.backend == Backend::Cuda
+                    ? (" (GPU phases from " + std::to_string(timing_.sampled) +
+                       " sampled steps, device synchronised)").c_str()
+                    : "");
+  progress_->message(line);
+  progress_->message("  section                      seconds   % loop");
+  for (const auto& r : rows) {
+    std::snprintf(line, sizeof line, "  %-26s %9.3f   %6.1f", r.first.c_str(), r.second,
+                  100.0 * r.second / loop);
+    progress_->message(line);
+  }
+}
+
 std::string Simulation::non_finite_hint() const {
   if (last_checkpoint_.empty()) return "";
   return "; the last checkpoint, " + last_checkpoint_ + " (step " +
@@ -1227,6 +1318,11 @@ std::string Simulation::non_finite_hint() const {
 }
 
 void Simulation::write_checkpoint(const char* reason) {
+  struct AddTime {
+    double& to;
+    std::chrono::steady_clock::time_point from = std::chrono::steady_clock::now();
+    ~AddTime() { to += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count(); }
+  } add_time{timing_.checkpoint};
   // Everything observed so far is on disk before the checkpoint that a resumed run trusts.
   for (auto& o : observers_) o->sync();
   const Reductions r = reduce_all();

@@ -19,6 +19,7 @@ struct PluginSpec {
 struct ParticleBlock : PluginSpec {  // type = generator name
   int particle_type = 0;
   double temperature = 0;
+  bool uniform_velocities = false;  // velocity_distribution = "uniform" (else Gaussian)
   std::vector<double> offset, velocity;
 };
 

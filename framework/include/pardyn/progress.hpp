@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "pardyn/plugin.hpp"
@@ -28,6 +29,10 @@ public:
   void thermo_line(const Thermo& t, int dim);  // prints a table row (header the first time)
   void message(const std::string& line);    // a line that must not be garbled by the bar
   void finish(std::uint64_t steps_done);
+  // log.txt: every line the terminal shows (messages, thermo lines, a progress line every 10%,
+  // without the bar's redraws), also when quiet; appended to when `append` (a resumed run).
+  void open_log(const std::string& path, bool append);
+  void log_only(const std::string& line);  // a line for the log alone (an error being reported)
   double steps_per_second() const;
 
 private:
@@ -39,6 +44,13 @@ private:
   std::uint64_t last_step_ = 0;
   std::uint64_t first_ = 0;
   std::chrono::steady_clock::time_point start_, last_draw_;
+  std::FILE* log_ = nullptr;
+  int log_decile_ = -1;
+
+public:
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
 };
 
 }  // namespace pardyn

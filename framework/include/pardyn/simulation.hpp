@@ -81,6 +81,9 @@ public:
   int stopped_by() const { return stopped_by_; }
   // The newest checkpoint this run wrote ("" if none).
   const std::string& last_checkpoint() const { return last_checkpoint_; }
+  // A line for the terminal (unless quiet) and log.txt; log_line: for log.txt alone.
+  void say(const std::string& line) { progress_->message(line); }
+  void log_line(const std::string& line) { progress_->log_only(line); }
   // The step a resumed run started from (0 for a fresh run).
   std::uint64_t first_step() const { return first_step_; }
 
@@ -132,6 +135,7 @@ private:
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
   void evaluate_forces();  // one evaluation of every term (energies when need_energy_)
+  void report_timing(std::uint64_t steps);  // the closing breakdown (docs/performance.md)
   // Checkpoints (checkpoint.hpp): the whole state to a file (collective), and back.
   void write_checkpoint(const char* reason);
   void restore_particles(const checkpoint::Data& ck);
@@ -181,6 +185,19 @@ private:
   std::uint64_t first_step_ = 0;
   std::size_t built_at_size_ = 0;
   double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
+  // Where the loop's time goes (docs/performance.md): seconds per phase, summed over the steps
+  // whose phases are timed (sample), and over every observation and checkpoint.
+  struct Timing {
+    bool sample = false;
+    bool cuda = false;
+    std::uint64_t sampled = 0;
+    std::chrono::steady_clock::time_point last;
+    std::vector<double> force;  // per potential
+    double neighbour = 0, comm = 0, integrate = 0, modifiers = 0;
+    double analysis = 0, output = 0, checkpoint = 0;
+    // Adds the time since the last lap to *bucket (none: restarts the clock), on sampled steps.
+    void lap(double* bucket);
+  } timing_;
   bool has_walls_ = false;
   HardWalls walls_;
   bool momentum_conserved_ = true;
