@@ -87,6 +87,8 @@ PYEOF
 # closed and its frames present, every checkpoint intact.
 check_files() {
   local dir=$1 width
+  # Killed while setting up (a GPU's start-up can take a good part of this short run): no files.
+  [ -f "$dir/thermo.csv" ] || return 0
   width=$(head -n 1 "$dir/thermo.csv" | tr ',' '\n' | wc -l)
   head -n -1 "$dir/thermo.csv" | awk -F, -v w="$width" 'NF != w { exit 1 }' ||
     fail "$dir/thermo.csv has a row of the wrong width"
