@@ -11,6 +11,10 @@
 #include <limits>
 #include <random>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstring>
 
@@ -431,6 +435,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   parallel::agree(comm_, [&] {
     if (run_.rank != 0) return;
     make_directories(run_.output_dir);
+    lock_output_folder();
     std::error_code ec;
     // Checkpoints: temporary files of a run killed while writing one are deleted; a resumed run
     // deletes the checkpoints after its own (they belong to the run that died).
@@ -480,7 +485,32 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
                  store_->size(), backend_.description.c_str());
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // the lock goes with it (and with the process, however it ends)
+}
+
+void Simulation::lock_output_folder() {
+  // One run per folder at a time: an flock on <output>/.pardyn.lock, held for the run's life and
+  // released by the system when the process ends, even by kill -9. The file holds the pid for the
+  // message another run gets.
+  const std::string path = (fs::path(run_.output_dir) / ".pardyn.lock").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot create " + path + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const ssize_t got = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    const std::string pid = got > 0 ? std::string(buf, std::size_t(got)) : "?";
+    throw Error("the output folder " + run_.output_dir + " is in use by another pardyn run (pid " +
+                pid + "); two runs in one folder would mix their files: wait for it to end, or "
+                "choose another folder with -o");
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds without the pid; only the message of a second run would lack it.
+  }
+  lock_fd_ = fd;
+}
 
 void Simulation::generate(const Scenario& sc, const Registry& registry) {
   HostParticles all(sc.dim);

@@ -90,7 +90,8 @@ void register_ab5(Registrar& r) {
       "One force evaluation per step once started; the first four steps are classic RK4 steps\n"
       "(four evaluations each) that fill the history of derivatives. Changing dt (set_dt, e.g.\n"
       "dt_control = \"acceleration\") restarts it with RK4 steps, so use a fixed dt with it.\n"
-      "The most accurate fixed-step method per force evaluation on smooth problems (seed 001),\n"
+      "The most accurate fixed-step method per force evaluation on smooth problems (the Habr\n"
+      "article's integrator comparison, docs/sources.md; docs/integrators.md),\n"
       "but not symplectic (the energy drifts) and its stability region is small: dt must resolve\n"
       "the fastest motion well, and it does not suit reflecting walls or collisions. For close\n"
       "encounters use dopri5.";

@@ -164,8 +164,8 @@ void register_dopri5(Registrar& r) {
       "rejected_steps); the framework advances time by each accepted step, and the step size is\n"
       "thermo's dt column.\n"
       "Use it for close encounters and eccentric orbits, where it cuts the step by orders of\n"
-      "magnitude only where needed (seed 001 recommends embedded adaptive methods in double\n"
-      "precision). Not symplectic: the energy error drifts (on an e = 0.9 Kepler orbit with\n"
+      "magnitude only where needed (the Habr article's integrator comparison, docs/sources.md,\n"
+      "recommends embedded adaptive methods in double precision). Not symplectic: the energy error drifts (on an e = 0.9 Kepler orbit with\n"
       "rtol = atol = 1e-9, by about 1e-8 relative per orbit), so for very long runs of smooth\n"
       "orbits prefer yoshida4. Its last step is shortened to end exactly on\n"
       "[simulation] end_time when one is set.";

@@ -9,6 +9,9 @@ for _ in $(seq 1 100); do
   [ -s out/thermo.csv ] && [ "$(wc -l < out/thermo.csv)" -gt 3 ] && break
   sleep 0.1
 done
+# One run per output folder: a second run into it is refused while the first lives.
+expect_error 1 "is in use by another pardyn run (pid $pid)" -- "$PARDYN" run \
+  "$SRC/examples/plummer/plummer.toml" -o out --set simulation.steps=10 --set particles.0.count=64
 kill -INT "$pid"
 set +e
 wait "$pid"

@@ -135,6 +135,7 @@ private:
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
   void evaluate_forces();  // one evaluation of every term (energies when need_energy_)
+  void lock_output_folder();  // one run per output folder at a time (rank 0)
   void report_timing(std::uint64_t steps);  // the closing breakdown (docs/performance.md)
   // Checkpoints (checkpoint.hpp): the whole state to a file (collective), and back.
   void write_checkpoint(const char* reason);
@@ -184,6 +185,7 @@ private:
   bool resume_changed_ = false;
   std::uint64_t first_step_ = 0;
   std::size_t built_at_size_ = 0;
+  int lock_fd_ = -1;  // <output>/.pardyn.lock, held while the run lives
   double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
   // Where the loop's time goes (docs/performance.md): seconds per phase, summed over the steps
   // whose phases are timed (sample), and over every observation and checkpoint.
