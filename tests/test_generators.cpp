@@ -82,7 +82,9 @@ double min_pair_distance(const HostParticles& p, const Box* periodic = nullptr) 
 }
 
 // Every particle has exactly `expected` neighbours at distance `nn` and none closer.
-void expect_lattice_neighbours(const HostParticles& p, double nn, int expected, const Box* box) {
+// `tol`: relative; a box given with a few digits (as LAMMPS prints it) stretches the cells a little.
+void expect_lattice_neighbours(const HostParticles& p, double nn, int expected, const Box* box,
+                               double tol = 1e-9) {
   for (std::size_t i = 0; i < p.size(); ++i) {
     int at_nn = 0;
     double closest = std::numeric_limits<double>::infinity();
@@ -90,9 +92,9 @@ void expect_lattice_neighbours(const HostParticles& p, double nn, int expected, 
       if (j == i) continue;
       const double r = std::sqrt(dist2(p, i, j, box));
       closest = std::min(closest, r);
-      if (std::abs(r - nn) < 1e-9 * nn) ++at_nn;
+      if (std::abs(r - nn) < tol * nn) ++at_nn;
     }
-    ASSERT_NEAR(closest, nn, 1e-9 * nn) << "particle " << i;
+    ASSERT_NEAR(closest, nn, tol * nn) << "particle " << i;
     ASSERT_EQ(at_nn, expected) << "particle " << i;
   }
 }
@@ -315,6 +317,46 @@ TEST(LatticeGenerator, RegionInsideTheBoxWithCentredMargin) {
     EXPECT_DOUBLE_EQ(p.x[0][i], 2.25 + 0.5 + double(i));  // margin 0.5 split between both sides
     EXPECT_DOUBLE_EQ(p.x[1][i], 3.5);
   }
+}
+
+// Boxes as LAMMPS prints them (a few digits) are a whole number of cells within rounding: the
+// lattice fills them exactly (it lost a layer of cells to floor() before).
+TEST(LatticeGenerator, PeriodicSideWithinRoundingOfWholeCellsIsFitted) {
+  const double a = std::pow(4.0 / 0.8442, 1.0 / 3.0);
+  for (double side : {33.591923, 33.591924}) {  // 20 a = 33.5919238...
+    const Box box = make_box(3, 0, side, Boundary::Periodic);
+    const HostParticles p = generate("lattice", "kind = \"fcc\"\ndensity = 0.8442", 3, box);
+    ASSERT_EQ(p.size(), 32000u) << side;
+    // No gap and no overlap across the boundary: the nearest-neighbour distance is the lattice's.
+    EXPECT_NEAR(min_pair_distance(p, &box), a / std::sqrt(2.0), 1e-6) << side;
+  }
+  // LAMMPS's `lattice hex 0.7` with `region box block 0 100 0 50`: 10,000 atoms.
+  Box hex = make_box(2, 0, 128.43567, Boundary::Periodic);
+  hex.hi[1] = 111.22856;
+  const HostParticles q = generate("lattice", "kind = \"hexagonal\"\ndensity = 0.7", 2, hex);
+  ASSERT_EQ(q.size(), 10000u);
+  expect_lattice_neighbours(q, std::sqrt(2.0 / (std::sqrt(3.0) * 0.7)), 6, &hex, 1e-5);
+}
+
+TEST(LatticeGenerator, PeriodicSideOffWholeCellsIsRefusedOrFittedAsAsked) {
+  const Box box = make_box(3, 0, 33.5, Boundary::Periodic);  // 19.945 cells of a = 1.6796
+  const std::string msg = generate_error("lattice", "kind = \"fcc\"\ndensity = 0.8442", 3, box);
+  EXPECT_NE(msg.find("the periodic side x = 33.5 holds 19.9453 cells of 1.6796: use 31.9123 (19 "
+                     "cells) or 33.5919 (20 cells)"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("fit = \"stretch\""), std::string::npos) << msg;
+  const HostParticles gap =
+      generate("lattice", "kind = \"fcc\"\ndensity = 0.8442\nfit = \"gap\"", 3, box);
+  EXPECT_EQ(gap.size(), 4u * 19u * 19u * 19u);
+  const HostParticles stretched =
+      generate("lattice", "kind = \"fcc\"\ndensity = 0.8442\nfit = \"stretch\"", 3, box);
+  ASSERT_EQ(stretched.size(), 32000u);
+  EXPECT_NEAR(min_pair_distance(stretched, &box), 33.5 / 20 / std::sqrt(2.0), 1e-9);
+  // A walled box keeps its margin: no refusal.
+  const Box walled = make_box(3, 0, 33.5, Boundary::Wall);
+  EXPECT_EQ(generate("lattice", "kind = \"fcc\"\ndensity = 0.8442", 3, walled).size(),
+            4u * 19u * 19u * 19u);
 }
 
 TEST(LatticeGenerator, ErrorsNameTheProblem) {

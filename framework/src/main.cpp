@@ -297,6 +297,18 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  // A --set that is not section.key=value is a mistake in the command line: exit 2 like the others.
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || s.find_first_of(".[") > eq) {
+      std::fprintf(stderr,
+                   "pardyn: error: --set %s: expected section.key=value, e.g. --set "
+                   "simulation.steps=100\n",
+                   s.c_str());
+      return 2;
+    }
+  }
+
   // -o is [simulation] output: given as an override, the resolved config.toml records the folder
   // the run really wrote to. The value is a TOML string whatever it looks like ("123", "a=b").
   if (!output.empty()) {

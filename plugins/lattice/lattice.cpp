@@ -8,14 +8,21 @@
 //
 // The region holds n_d = floor(L_d / c_d) whole cells along each axis (c_d the cell side); the
 // sites sit at fixed fractions inside each cell (1/2 for one-site cells, 1/4 and 3/4 otherwise) and
-// the unused margin L_d - n_d c_d is split evenly between both sides. A periodic axis whose length
-// is a multiple of c_d is therefore tiled exactly, with the right neighbour distance across the
-// boundary; otherwise there is a gap there, never an overlap. Sites are filled x fastest, then y,
-// then z (bottom layer first).
+// the unused margin L_d - n_d c_d is split evenly between both sides. Sites are filled x fastest,
+// then y, then z (bottom layer first).
+//
+// A periodic axis that the region spans must be a whole number of cells, or the lattice would
+// leave a gap (or, rounded up, an overlap) at the boundary. A side within kFitTolerance of n whole
+// cells is tiled by exactly n cells, the cell stretched by at most that much along the axis, and
+// the generator says so (a box printed with a few digits, as LAMMPS prints its box, is 1e-8 off a
+// whole number; floor() then lost a layer of cells). Farther off, `fit` decides: "exact" (the
+// default) refuses and names the nearest sides that fit, "stretch" stretches the cells to the
+// nearest whole number, "gap" keeps floor(L / c) cells and the gap.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -55,15 +62,19 @@ const Kind& kind_named(const std::string& name) {
 constexpr double kSlack = 1e-9;
 // More sites than this is a mistake in the input (a spacing in the wrong unit), not a simulation.
 constexpr double kMaxSites = 2e9;
+// A periodic side within this fraction of a whole number of cells is fitted to it.
+constexpr double kFitTolerance = 1e-4;
 
 struct Plan {
   double lo[3] = {0, 0, 0};
   double hi[3] = {0, 0, 0};
   double a = 0;  // lattice constant
   std::int64_t cells[3] = {1, 1, 1};
+  double side[3] = {0, 0, 0};   // cell side along each axis (a * cell, stretched to fit a period)
   double shift[3] = {0, 0, 0};  // half the unused margin along each axis
   std::int64_t sites = 0;       // sites in the region
   std::int64_t count = 0;       // sites that are filled
+  std::string note;             // what was fitted, for the user
 };
 
 class Lattice final : public Generator {
@@ -76,7 +87,9 @@ class Lattice final : public Generator {
         density_(p.real("density")),
         region_lo_(p.reals("region_lo")),
         region_hi_(p.reals("region_hi")),
-        mass_(p.real("mass")) {
+        mass_(p.real("mass")),
+        fit_(p.has("fit") ? p.string("fit") : std::string("exact")),
+        tell_(!run.quiet && run.rank == 0) {
     if (!(mass_ > 0)) fail("mass must be > 0");
     if (count_ < 0) fail("count must be >= 0 (0 fills the region)");
     if (spacing_ < 0 || density_ < 0) fail("spacing and density must be >= 0");
@@ -96,12 +109,12 @@ class Lattice final : public Generator {
   HostParticles generate(const GenerateContext& ctx) override {
     if (!ctx.box) throw Error("internal: lattice generator called without a box");
     const Plan plan = make_plan(ctx.dim, *ctx.box);
+    if (tell_ && !plan.note.empty()) std::printf("%s\n", plan.note.c_str());
     const int dim = ctx.dim;
     HostParticles hp(dim);
     hp.resize(static_cast<std::size_t>(plan.count));
 
-    double side[3];
-    for (int d = 0; d < 3; ++d) side[d] = plan.a * kind_.cell[d];
+    const double* side = plan.side;
     std::size_t n = 0;
     const std::size_t want = static_cast<std::size_t>(plan.count);
     for (std::int64_t k = 0; k < (dim == 3 ? plan.cells[2] : 1) && n < want; ++k)
@@ -191,6 +204,8 @@ class Lattice final : public Generator {
     }
 
     p.sites = sites_for(p.a, p, dim, p.cells);
+    for (int d = 0; d < 3; ++d) p.side[d] = p.a * kind_.cell[d];
+    if (p.sites > 0 && p.sites <= std::int64_t(kMaxSites)) fit_periods(dim, box, how, p);
     if (p.sites > std::int64_t(kMaxSites))
       fail("the region would hold more than " + format_number(kMaxSites) + " sites at lattice constant " +
            format_number(p.a) + "; check spacing/density (and their units)");
@@ -204,8 +219,54 @@ class Lattice final : public Generator {
           " fit in the region; lower count, lower spacing or raise density, or enlarge the region");
     p.count = count_ > 0 ? count_ : p.sites;
     for (int d = 0; d < dim; ++d)
-      p.shift[d] = 0.5 * ((p.hi[d] - p.lo[d]) - double(p.cells[d]) * p.a * kind_.cell[d]);
+      p.shift[d] = 0.5 * ((p.hi[d] - p.lo[d]) - double(p.cells[d]) * p.side[d]);
     return p;
+  }
+
+  // Periodic axes spanned by the region: a whole number of cells (see the top of the file).
+  void fit_periods(int dim, const Box& box, const char* how, Plan& p) const {
+    static const char axis[] = "xyz";
+    std::string stretched, refused;
+    for (int d = 0; d < dim; ++d) {
+      const double L = p.hi[d] - p.lo[d];
+      const bool spans = std::abs(p.lo[d] - box.lo[d]) <= 1e-12 * L &&
+                         std::abs(p.hi[d] - box.hi[d]) <= 1e-12 * L;
+      if (box.boundary[d] != Boundary::Periodic || !spans || fit_ == "gap") continue;
+      const double c = p.a * kind_.cell[d], r = L / c;
+      const double n = std::max(1.0, std::round(r));
+      if (std::abs(r - n) > kFitTolerance * r && fit_ == "exact") {
+        const double below = std::max(1.0, std::floor(r)), above = std::ceil(r);
+        refused += std::string(refused.empty() ? "" : "; ") + "the periodic side " + axis[d] +
+                   " = " + format_number(L) + " holds " + format_number(r) + " cells of " +
+                   format_number(c) + ": use " + format_number(below * c) + " (" +
+                   format_number(below) + " cells)" +
+                   (above > below ? " or " + format_number(above * c) + " (" +
+                                        format_number(above) + " cells)"
+                                  : std::string());
+        continue;
+      }
+      p.cells[d] = std::int64_t(n);
+      p.side[d] = L / n;
+      if (std::abs(p.side[d] - c) > 1e-12 * c) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%+.3g", p.side[d] / c - 1);
+        stretched += std::string(stretched.empty() ? "" : ", ") + axis[d] + " by " + buf + " (" +
+                     format_number(n) + " cells)";
+      }
+    }
+    if (!refused.empty())
+      fail(refused + ". A periodic side must be a whole number of lattice cells (" + kind_.name +
+           ", a = " + format_number(p.a) + " from " + how +
+           "), or the lattice leaves a gap at the boundary. Change the box, spacing or density, "
+           "or set fit = \"stretch\" (stretch the cells to the nearest whole number) or fit = "
+           "\"gap\" (keep the gap)");
+    double sites = double(kind_.basis.size());
+    for (int d = 0; d < dim; ++d) sites *= double(p.cells[d]);
+    p.sites = std::int64_t(std::min(sites, kMaxSites + 1));
+    if (!stretched.empty())
+      p.note = context_ + ": the lattice (" + kind_.name + ", a = " + format_number(p.a) +
+               ") fits the periodic box with its cells stretched along " + stretched + ": " +
+               std::to_string(p.sites) + " sites";
   }
 
   void resolve_region(int dim, const Box& box, Plan& p) const {
@@ -221,6 +282,8 @@ class Lattice final : public Generator {
   double spacing_, density_;
   std::vector<double> region_lo_, region_hi_;
   double mass_;
+  std::string fit_;
+  bool tell_;
 };
 
 FactoryInfo lattice_info() {
@@ -246,8 +309,12 @@ FactoryInfo lattice_info() {
       "floor(L / cell) whole cells per axis, the unused margin split evenly on both sides. Sites "
       "sit\n"
       "at 1/2 of a one-site cell and at 1/4, 3/4 of the others, so a periodic box whose sides are\n"
-      "whole numbers of cells is tiled exactly across its boundaries (otherwise: a gap, never an\n"
-      "overlap). Velocities are zero; the block's `temperature` adds thermal ones.";
+      "whole numbers of cells is tiled exactly across its boundaries. A periodic side within 1e-4\n"
+      "of a whole number of cells is fitted to it exactly (the cells stretched by at most 1e-4\n"
+      "along it; the run says so). Farther off, `fit` decides: \"exact\" refuses and names the\n"
+      "nearest sides that fit, \"stretch\" stretches the cells to the nearest whole number,\n"
+      "\"gap\" keeps the whole cells that fit and a gap at the boundary. Velocities are zero; the\n"
+      "block's `temperature` adds thermal ones.";
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
@@ -268,7 +335,10 @@ FactoryInfo lattice_info() {
           "region_hi", std::vector<double>{}, "length",
           "upper corner of the filled region, one value per axis; empty = the box's upper corner",
           0, 3)
-      .real("mass", 1.0, "mass", "mass of each particle", 0.0, std::nullopt, true);
+      .real("mass", 1.0, "mass", "mass of each particle", 0.0, std::nullopt, true)
+      .choice("fit", std::string("exact"), {"exact", "stretch", "gap"},
+              "a periodic side that is not a whole number of cells (beyond 1e-4): refuse (exact), "
+              "stretch the cells to fit, or leave a gap");
   return f;
 }
 

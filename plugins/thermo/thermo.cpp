@@ -8,6 +8,7 @@
 // parallel run only rank 0 writes the file; the other ranks' thermo observers do nothing.
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin.hpp"
@@ -39,10 +41,42 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
+// The optional columns (key `columns`) and the Lennard-Jones tail correction (key `lj_tail`),
+// appended after every other column.
+struct OptionalColumns {
+  std::vector<std::string> names;
+  bool tail = false;
+  double epsilon = 0, sigma = 0, rcut = 0;
+
+  std::string header() const {
+    std::string h;
+    for (const auto& n : names) h += "," + n;
+    if (tail) h += ",potential_tail,pressure_tail";
+    return h;
+  }
+  // Energy and pressure that the cut-off leaves out, for g(r) = 1 beyond rcut (docs/lammps.md):
+  //   3D  U_tail = N (8/3) pi rho eps sigma^3 [ (1/3)(sigma/rc)^9 - (sigma/rc)^3 ]
+  //       P_tail =  (16/3) pi rho^2 eps sigma^3 [ (2/3)(sigma/rc)^9 - (sigma/rc)^3 ]
+  //   2D  U_tail = N pi rho eps sigma^2 [ (2/5)(sigma/rc)^10 - (sigma/rc)^4 ]
+  //       P_tail =  pi rho^2 eps sigma^2 [ (12/5)(sigma/rc)^10 - 3 (sigma/rc)^4 ]
+  void tail_values(int dim, double n, double volume, double& u, double& p) const {
+    const double pi = 3.14159265358979323846, rho = n / volume, x = sigma / rcut;
+    if (dim == 3) {
+      const double s3 = sigma * sigma * sigma, x3 = x * x * x, x9 = x3 * x3 * x3;
+      u = n * (8.0 / 3.0) * pi * rho * epsilon * s3 * (x9 / 3.0 - x3);
+      p = (16.0 / 3.0) * pi * rho * rho * epsilon * s3 * (2.0 * x9 / 3.0 - x3);
+    } else {
+      const double x2 = x * x, x4 = x2 * x2, x10 = x4 * x4 * x2;
+      u = n * pi * rho * epsilon * sigma * sigma * (0.4 * x10 - x4);
+      p = pi * rho * rho * epsilon * sigma * sigma * (2.4 * x10 - 3.0 * x4);
+    }
+  }
+};
+
 class ThermoObserver final : public Observer {
 public:
-  ThermoObserver(std::uint64_t interval, std::string file)
-      : interval_(interval), file_(std::move(file)) {}
+  ThermoObserver(std::uint64_t interval, std::string file, OptionalColumns optional)
+      : interval_(interval), file_(std::move(file)), optional_(std::move(optional)) {}
 
   std::uint64_t interval() const override { return interval_; }
   unsigned fields() const override { return 0; }
@@ -67,6 +101,9 @@ public:
     for (std::size_t k = 0; k < terms_; ++k) head += ",potential_" + run.potential_labels[k];
     extras_ = run.extra_columns.size();
     for (const auto& c : run.extra_columns) head += "," + c;
+    head += optional_.header();
+    open_ = false;
+    for (int d = 0; d < dim_; ++d) open_ = open_ || run.box.boundary[d] == Boundary::Open;
     // A resumed run continues the file after the checkpoint's step (later rows are the dead
     // run's and go).
     const bool resumed = run.resume && resume_csv(path_, run.resume_step, head);
@@ -116,6 +153,22 @@ public:
     for (std::size_t k = 0; k < terms_; ++k)
       field(k < t.potential_terms.size() ? t.potential_terms[k] : std::nan(""));
     for (std::size_t k = 0; k < extras_; ++k) field(k < t.extra.size() ? t.extra[k] : std::nan(""));
+    // An open axis has no volume: volume, density and the tail are nan there.
+    const double n = double(t.r.n), volume = open_ ? std::nan("") : t.volume;
+    for (const auto& c : optional_.names) {
+      if (c == "n") line += ',', append_uint(line, t.r.n);
+      else if (c == "volume") field(volume);
+      else if (c == "density") field(n / volume);
+      else if (c == "kinetic_per_particle") field(t.r.kinetic / n);
+      else if (c == "potential_per_particle") field(t.r.potential / n);
+      else if (c == "total_per_particle") field(t.total / n);
+    }
+    if (optional_.tail) {
+      double u = std::nan(""), p = std::nan("");
+      if (!open_) optional_.tail_values(dim_, n, volume, u, p);
+      field(u);
+      field(p);
+    }
     line += '\n';
     write_line(line);
   }
@@ -139,6 +192,8 @@ private:
   std::uint64_t interval_;
   std::string file_;
   std::string path_;
+  OptionalColumns optional_;
+  bool open_ = false;
   int dim_ = 3;
   bool writes_ = true;  // false on the ranks other than 0 of a parallel run
   std::uint64_t last_step_ = 0;
@@ -175,7 +230,22 @@ observer's n_clusters, largest_cluster_fraction, ...).
   com_drift          distance of the centre of mass from its position at step 0 (length)
   pressure           virial pressure (2 K + W) / (dim V), W = sum over pairs r_ij . F_ij, V the box
                      volume (area in 2D) (energy/length^dim); nan when an axis is open
-All sums are reduced in double with compensated summation.)";
+All sums are reduced in double with compensated summation.
+`columns` appends any of (in the order given):
+  n                       number of particles
+  volume                  box volume (area in 2D) (length^dim); nan when an axis is open
+  density                 n / volume (length^-dim)
+  kinetic_per_particle    kinetic / n, and potential_per_particle, total_per_particle likewise:
+  potential_per_particle  the energies LAMMPS prints as ke, pe, etotal (thermo_modify norm yes,
+  total_per_particle      the default of its lj units)
+`lj_tail = [epsilon, sigma, rcut]` appends the Lennard-Jones tail correction, the energy and
+pressure the cut-off leaves out if g(r) = 1 beyond rcut (LAMMPS: pair_modify tail yes):
+  potential_tail  3D: N (8/3) pi rho eps sigma^3 [(1/3)(sigma/rc)^9 - (sigma/rc)^3]
+                  2D: N pi rho eps sigma^2 [(2/5)(sigma/rc)^10 - (sigma/rc)^4]   (energy)
+  pressure_tail   3D: (16/3) pi rho^2 eps sigma^3 [(2/3)(sigma/rc)^9 - (sigma/rc)^3]
+                  2D: pi rho^2 eps sigma^2 [(12/5)(sigma/rc)^10 - 3 (sigma/rc)^4]   (energy/length^dim)
+with rho = N / V; nan when an axis is open. Add them to potential and pressure. They belong to the
+unshifted potential: compare with lennard_jones shift = false. See docs/lammps.md.)";
 
 void register_thermo(Registrar& r) {
   FactoryInfo info;
@@ -191,15 +261,40 @@ void register_thermo(Registrar& r) {
   interval.doc = "write a row every this many steps (and at step 0 and the last step)";
   interval.default_value = std::int64_t{10};
   interval.min = 1;
-  info.schema.add(interval).string(
-      "file", "thermo.csv", "the CSV file; a relative path is relative to the run's output folder");
+  ParamSpec columns;  // a list of strings from a fixed set, checked by the schema
+  columns.name = "columns";
+  columns.type = ParamType::StringList;
+  columns.doc = "extra columns, appended in the order given (docs/paraview.md)";
+  columns.default_value = std::vector<std::string>{};
+  columns.choices = {"n", "volume", "density", "kinetic_per_particle", "potential_per_particle",
+                     "total_per_particle"};
+  info.schema.add(interval)
+      .string("file", "thermo.csv",
+              "the CSV file; a relative path is relative to the run's output folder")
+      .add(columns)
+      .reals("lj_tail", std::vector<double>{}, "1",
+             "[epsilon, sigma, rcut] of a Lennard-Jones law: append its tail correction "
+             "(potential_tail, pressure_tail); empty: none",
+             0, 3);
   r.add(std::move(info), Factory<Observer>([](const ParamSet& ps, const RunInfo&) {
+          const std::string where = ps.context.empty() ? "" : " (" + ps.context + ")";
           const std::string& file = ps.string("file");
-          if (file.empty())
-            throw Error("thermo observer: 'file' must not be empty" +
-                        (ps.context.empty() ? "" : " (" + ps.context + ")"));
-          return std::unique_ptr<Observer>(
-              new ThermoObserver(static_cast<std::uint64_t>(ps.integer("interval")), file));
+          if (file.empty()) throw Error("thermo observer: 'file' must not be empty" + where);
+          OptionalColumns optional;
+          optional.names = ps.strings("columns");
+          const auto& tail = ps.reals("lj_tail");
+          if (!tail.empty()) {
+            if (tail.size() != 3 || !(tail[0] >= 0) || !(tail[1] > 0) || !(tail[2] > 0))
+              throw Error("thermo observer" + where +
+                          ": lj_tail is [epsilon, sigma, rcut] of the lennard_jones law, with "
+                          "epsilon >= 0 and sigma, rcut > 0, e.g. lj_tail = [1.0, 1.0, 2.5]");
+            optional.tail = true;
+            optional.epsilon = tail[0];
+            optional.sigma = tail[1];
+            optional.rcut = tail[2];
+          }
+          return std::unique_ptr<Observer>(new ThermoObserver(
+              static_cast<std::uint64_t>(ps.integer("interval")), file, std::move(optional)));
         }));
 }
 

@@ -26,7 +26,8 @@ expect_error 2 "A subcommand is required" -- "$PARDYN"
 expect_error 2 "The following argument was not expected: --frobnicate" -- "$PARDYN" run x.toml --frobnicate
 expect_error 2 "name is required" -- "$PARDYN" plugins show
 expect_error 0 "plugin-based particle dynamics" -- "$PARDYN" --help
-expect_error 1 "--set nosection: expected section.key=value" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set nosection
+expect_error 2 "--set nosection: expected section.key=value" -- "$PARDYN" validate "$SRC/examples/plummer/plummer.toml" --set nosection
+expect_error 2 "--set steps=5: expected section.key=value" -- "$PARDYN" run "$SRC/examples/plummer/plummer.toml" --set steps=5
 
 # Every scenario error names where the value came from: the file's line and column, or the --set.
 cp "$SRC/examples/plummer/plummer.toml" plummer.toml
