@@ -116,6 +116,12 @@ for k in 1 2 3 4 5 6; do
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   check_files "kill$k"
+  if [ ! -d "kill$k" ]; then
+    # Killed before it made its output folder (a GPU's start-up).
+    expect_error 1 "no such file or folder" -- "$PARDYN" run --resume "kill$k" -q
+    nocheckpoint=$((nocheckpoint + 1))
+    continue
+  fi
   if ! ls "kill$k"/checkpoints/checkpoint-*.h5 > /dev/null 2>&1; then
     expect_error 1 "no checkpoint in" -- "$PARDYN" run --resume "kill$k" -q
     nocheckpoint=$((nocheckpoint + 1))
