@@ -707,6 +707,14 @@ std::vector<std::pair<std::uint64_t, std::string>> list(const std::string& run_d
   return out;
 }
 
+std::string run_folder(const std::string& dir) {
+  std::error_code ec;
+  const fs::path d = fs::path(dir).lexically_normal();
+  if (!fs::is_directory(d / "checkpoints", ec) && d.filename() == "checkpoints")
+    return d.parent_path().string();
+  return dir;
+}
+
 std::string find(const std::string& where, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (where.empty()) throw Error("--resume needs a checkpoint file or a run's output folder");
@@ -716,10 +724,7 @@ std::string find(const std::string& where, std::vector<std::string>* skipped) {
     verify(where);
     return where;
   }
-  fs::path run_dir = where;
-  if (!fs::is_directory(run_dir / "checkpoints", ec) &&
-      fs::path(where).lexically_normal().filename() == "checkpoints")
-    run_dir = fs::path(where).lexically_normal().parent_path();
+  const fs::path run_dir = run_folder(where);
   const auto files = list(run_dir.string());
   if (files.empty())
     throw Error("--resume " + where + ": no checkpoint in " + (run_dir / "checkpoints").string() +

@@ -79,6 +79,9 @@ std::vector<std::pair<std::uint64_t, std::string>> list(const std::string& run_d
 // in `skipped` (file: reason). Throws when there is none.
 std::string find(const std::string& where, std::vector<std::string>* skipped = nullptr);
 
+// The run folder a folder names: itself, or its parent when it is a run's checkpoints folder.
+std::string run_folder(const std::string& dir);
+
 // The file name of the checkpoint of `step` in a run folder.
 std::string path_for(const std::string& run_dir, std::uint64_t step);
 

@@ -208,9 +208,7 @@ int cmd_checkpoint(const std::string& where) {
   std::vector<std::pair<std::uint64_t, std::string>> files;
   std::error_code ec;
   if (fs::is_directory(where, ec)) {
-    fs::path dir = where;
-    if (!fs::is_directory(dir / "checkpoints", ec) && dir.lexically_normal().filename() == "checkpoints")
-      dir = dir.lexically_normal().parent_path();
+    const fs::path dir = checkpoint::run_folder(where);
     files = checkpoint::list(dir.string());
     if (files.empty()) {
       std::fprintf(stderr, "pardyn: no checkpoint in %s/checkpoints\n", dir.string().c_str());

@@ -1175,6 +1175,14 @@ private:
 
 }  // namespace
 
+std::size_t Simulation::rank_offset(const checkpoint::Data& ck) const {
+  // Where this rank's particles begin in the checkpoint's order (rank by rank).
+  std::size_t offset = 0;
+  for (int r = 0; r < (comm_ ? comm_->rank() : 0); ++r)
+    offset += std::size_t(ck.rank_counts[std::size_t(r)]);
+  return offset;
+}
+
 void Simulation::restore_particles(const checkpoint::Data& ck) {
   const HostParticles& all = ck.particles;
   n_global_ = all.size();
@@ -1192,8 +1200,7 @@ void Simulation::restore_particles(const checkpoint::Data& ck) {
     return;
   }
   const int me = comm_ ? comm_->rank() : 0;
-  std::size_t offset = 0;
-  for (int r = 0; r < me; ++r) offset += std::size_t(ck.rank_counts[std::size_t(r)]);
+  const std::size_t offset = rank_offset(ck);
   const std::size_t n = std::size_t(ck.rank_counts[std::size_t(me)]);
   HostParticles mine(all.dim);
   mine.resize(n);
@@ -1218,9 +1225,7 @@ void Simulation::restore_particles(const checkpoint::Data& ck) {
 
 void Simulation::restore_states(const checkpoint::Data& ck) {
   const bool exact_ranks = ck.ranks == (comm_ ? comm_->size() : 1);
-  std::size_t offset = 0;
-  if (comm_ && exact_ranks)
-    for (int r = 0; r < comm_->rank(); ++r) offset += std::size_t(ck.rank_counts[std::size_t(r)]);
+  const std::size_t offset = exact_ranks ? rank_offset(ck) : 0;
   auto load = [&](const checkpoint::PluginState& st, const std::string& type, auto& object,
                   const std::string& what) {
     if (st.type != type) {

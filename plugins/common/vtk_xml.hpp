@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -141,9 +142,11 @@ inline void write_pvd(const std::string& path,
   write_file_atomic(path, xml);
 }
 
-// The datasets of a collection written by write_pvd: (time, file) in order; empty when the file
-// does not exist. Resumed runs read their collection back this way.
-inline std::vector<std::pair<double, std::string>> read_pvd(const std::string& path) {
+// The datasets of a collection written by write_pvd: (time, file) in order, up to the first whose
+// time is past `until`; empty when the file does not exist. A resumed run keeps its collection up
+// to the checkpoint's time this way.
+inline std::vector<std::pair<double, std::string>> read_pvd(
+    const std::string& path, double until = std::numeric_limits<double>::infinity()) {
   std::vector<std::pair<double, std::string>> out;
   std::ifstream in(path);
   std::string line;
@@ -164,6 +167,7 @@ inline std::vector<std::pair<double, std::string>> read_pvd(const std::string& p
     char* end = nullptr;
     const double time = std::strtod(t.c_str(), &end);
     if (end == t.c_str()) continue;
+    if (time > until) break;
     // write_pvd escapes only what XML needs in an attribute.
     std::string file;
     for (std::size_t k = 0; k < f.size(); ++k) {

@@ -226,11 +226,7 @@ public:
     have_last_step_ = false;
     // A resumed run keeps the files up to the checkpoint's time and numbers on from there.
     std::vector<std::pair<double, std::string>> kept;
-    if (run.resume)
-      for (const auto& f : vtk_xml::read_pvd(s_.output_dir + "/fields.pvd")) {
-        if (f.first > run.resume_time) break;
-        kept.push_back(f);
-      }
+    if (run.resume) kept = vtk_xml::read_pvd(s_.output_dir + "/fields.pvd", run.resume_time);
     next_ = kept.size();
     if (rank_ != 0) return;  // the files are rank 0's
     make_directories(s_.output_dir + "/fields");

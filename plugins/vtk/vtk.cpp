@@ -320,10 +320,7 @@ public:
     // frames of the run that died after its checkpoint are overwritten or removed).
     std::vector<std::pair<double, std::string>> kept;
     if (run.resume) {
-      for (const auto& f : vtk_xml::read_pvd(s_.output_dir + "/run.pvd")) {
-        if (f.first > run.resume_time) break;
-        kept.push_back(f);
-      }
+      kept = vtk_xml::read_pvd(s_.output_dir + "/run.pvd", run.resume_time);
       next_frame_ = kept.size();
       if (rank_ == 0) remove_frames_from(next_frame_);
     }

@@ -141,6 +141,7 @@ private:
   void write_checkpoint(const char* reason);
   void restore_particles(const checkpoint::Data& ck);
   void restore_states(const checkpoint::Data& ck);
+  std::size_t rank_offset(const checkpoint::Data& ck) const;  // this rank's first particle in it
   std::string non_finite_hint() const;
 
   Scenario scenario_;
