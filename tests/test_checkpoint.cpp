@@ -87,6 +87,7 @@ void expect_same(const HostParticles& a, const HostParticles& b, const std::stri
       ASSERT_EQ(a.x[d][i], b.x[d][i]) << what << ": x[" << d << "] of particle " << i;
       ASSERT_EQ(a.v[d][i], b.v[d][i]) << what << ": v[" << d << "] of particle " << i;
     }
+  for (int d = 0; d < a.dim; ++d) EXPECT_EQ(a.image[d], b.image[d]) << what << ": images along " << d;
   EXPECT_EQ(a.id, b.id) << what;
 }
 

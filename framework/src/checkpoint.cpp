@@ -487,6 +487,13 @@ void write(const std::string& path, const Data& d) {
         w.reals(all, "mass", d.precision, {hsize_t(n)}, p.mass);
         w.dataset(all, "species", H5T_STD_I32LE, H5T_NATIVE_INT32, {hsize_t(n)}, p.type.data());
         w.dataset(all, "id", H5T_STD_I64LE, H5T_NATIVE_INT64, {hsize_t(n)}, p.id.data());
+        // H5MD's image: the periodic image counts, (n, dim); x + image * edges is unwrapped.
+        std::vector<std::int32_t> image(n * std::size_t(dim), 0);
+        for (int c = 0; c < dim; ++c)
+          if (p.image[c].size() == n)
+            for (std::size_t i = 0; i < n; ++i) image[i * std::size_t(dim) + std::size_t(c)] = p.image[c][i];
+        w.dataset(all, "image", H5T_STD_I32LE, H5T_NATIVE_INT32, {hsize_t(n), hsize_t(dim)},
+                  image.data());
       }
       // pardyn's own: the run, the step, the plugins' states.
       {
@@ -672,6 +679,14 @@ Data read(const std::string& path) {
   p.mass = r.real_dataset(all, "mass", {hsize_t(n)});
   r.dataset(all, "species", {hsize_t(n)}, H5T_NATIVE_INT32, H5T_INTEGER, p.type.data());
   r.dataset(all, "id", {hsize_t(n)}, H5T_NATIVE_INT64, H5T_INTEGER, p.id.data());
+  // Image counts (checkpoints written before they were kept have none: zero, as at the start).
+  if (r.exists(all, "image")) {
+    std::vector<std::int32_t> image(std::size_t(n) * std::size_t(d.dim));
+    r.dataset(all, "image", {hsize_t(n), hsize_t(d.dim)}, H5T_NATIVE_INT32, H5T_INTEGER, image.data());
+    for (int c = 0; c < d.dim; ++c)
+      for (std::size_t i = 0; i < std::size_t(n); ++i)
+        p.image[c][i] = image[i * std::size_t(d.dim) + std::size_t(c)];
+  }
   Id labels = r.group(g, "labels");
   for (const auto& name : r.link_names(labels)) {
     std::vector<std::int32_t> v(static_cast<std::size_t>(n));

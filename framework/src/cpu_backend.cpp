@@ -225,8 +225,9 @@ public:
         if (box.boundary[d] != Boundary::Periodic) continue;
         const Real lo = Real(box.lo[d]), L = Real(box.length(d)), invL = Real(1.0 / box.length(d));
         Real* __restrict x = p.x[d];
-#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
-        for (std::size_t i = 0; i < p.n; ++i) x[i] = wrap_into_box(x[i], lo, L, invL);
+        std::int32_t* __restrict image = p.image[d];
+#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
+        for (std::size_t i = 0; i < p.n; ++i) wrap_counting(x[i], image[i], lo, L, invL);
       }
     });
   }

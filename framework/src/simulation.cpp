@@ -148,6 +148,7 @@ std::vector<char> pack(const HostParticles& p) {
     put_array(b, p.x[d]);
     put_array(b, p.v[d]);
     put_array(b, p.a[d]);
+    put_array(b, p.image[d]);
   }
   put_array(b, p.mass);
   put_array(b, p.type);
@@ -167,6 +168,7 @@ void unpack_append(const std::vector<char>& b, HostParticles& all) {
     get_array(b, at, p.x[d]);
     get_array(b, at, p.v[d]);
     get_array(b, at, p.a[d]);
+    get_array(b, at, p.image[d]);
   }
   get_array(b, at, p.mass);
   get_array(b, at, p.type);
@@ -666,13 +668,14 @@ bool Simulation::balance_ring() {
 Reductions Simulation::reduce_all() {
   Reductions r = backend_.ops->reduce(*store_);
   if (!comm_) return r;
-  double v[14] = {double(r.n), r.mass, r.kinetic, r.potential, r.virial};
+  double v[17] = {double(r.n), r.mass, r.kinetic, r.potential, r.virial};
   for (int d = 0; d < 3; ++d) {
     v[5 + d] = r.momentum[d];
     v[8 + d] = r.angular_momentum[d];
     v[11 + d] = r.mass_moment[d];
+    v[14 + d] = r.image_moment[d];
   }
-  comm_->sum(v, 14);
+  comm_->sum(v, 17);
   double m[2] = {r.max_accel, r.finite ? 0.0 : 1.0};
   comm_->max(m, 2);
   r.n = std::size_t(std::llround(v[0]));
@@ -681,6 +684,7 @@ Reductions Simulation::reduce_all() {
     r.momentum[d] = v[5 + d];
     r.angular_momentum[d] = v[8 + d];
     r.mass_moment[d] = v[11 + d];
+    r.image_moment[d] = v[14 + d];
   }
   r.max_accel = m[0];
   r.finite = m[1] == 0.0;
@@ -842,7 +846,12 @@ Thermo Simulation::thermo_now() {
   t.r = reduce_all();
   t.total = t.r.kinetic + t.r.potential;
   double com[3] = {0, 0, 0};
-  for (int d = 0; d < 3; ++d) com[d] = t.r.mass > 0 ? t.r.mass_moment[d] / t.r.mass : 0.0;
+  // The centre of mass of the unwrapped positions: a particle that crosses a periodic face moves
+  // the centre of mass by its own displacement, not by a box length back.
+  for (int d = 0; d < run_.dim; ++d) {
+    const double moment = t.r.mass_moment[d] + t.r.image_moment[d] * run_.box.length(d);
+    com[d] = t.r.mass > 0 ? moment / t.r.mass : 0.0;
+  }
   if (!have_e0_) {
     e0_ = t.total;
     std::copy(com, com + 3, com0_);
@@ -1211,6 +1220,8 @@ void Simulation::restore_particles(const checkpoint::Data& ck) {
     slice(mine.x[d], all.x[d]);
     slice(mine.v[d], all.v[d]);
     slice(mine.a[d], all.a[d]);
+    if (all.image[d].size() == all.size()) slice(mine.image[d], all.image[d]);
+    else mine.image[d].clear();
   }
   slice(mine.mass, all.mass);
   slice(mine.type, all.type);
@@ -1401,7 +1412,7 @@ void Simulation::write_checkpoint(const char* reason) {
   HostParticles mine(run_.dim);
   store_->download(mine, ParticleStore::kPosition | ParticleStore::kVelocity |
                              ParticleStore::kAcceleration | ParticleStore::kType |
-                             ParticleStore::kId | ParticleStore::kLabels);
+                             ParticleStore::kId | ParticleStore::kLabels | ParticleStore::kImage);
   if (comm_) {
     const auto all = comm_->gather(pack(mine));
     d.particles = HostParticles(run_.dim);

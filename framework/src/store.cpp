@@ -12,6 +12,7 @@ void HostParticles::resize(std::size_t n) {
     x[d].resize(d < dim ? n : 0);
     v[d].resize(d < dim ? n : 0);
     a[d].resize(d < dim ? n : 0);
+    image[d].resize(d < dim ? n : 0);
   }
   mass.resize(n);
   type.resize(n);
@@ -31,6 +32,7 @@ void HostParticles::append(const HostParticles& o) {
     copy(x[d], o.x[d]);
     copy(v[d], o.v[d]);
     copy(a[d], o.a[d]);
+    copy(image[d], o.image[d]);
   }
   copy(mass, o.mass);
   copy(type, o.type);
@@ -111,13 +113,13 @@ std::vector<std::string> ParticleStore::label_names() const {
 }
 
 std::size_t ParticleStore::elem_size(int slot) const {
-  if (slot == TYPE) return sizeof(std::int32_t);
+  if (slot == TYPE || slot >= I0) return sizeof(std::int32_t);
   if (slot == ID) return sizeof(std::int64_t);
   return precision_ == Precision::Float ? sizeof(float) : sizeof(double);
 }
 
 bool ParticleStore::slot_used(int slot) const {
-  if (dim_ == 2 && (slot == X2 || slot == V2 || slot == A2)) return false;
+  if (dim_ == 2 && (slot == X2 || slot == V2 || slot == A2 || slot == I2)) return false;
   return true;
 }
 
@@ -204,6 +206,11 @@ void ParticleStore::upload(const HostParticles& hp) {
     // Accelerations when given (a resumed run's checkpoint), else zero.
     if (hp.a[d].size() == n) put(*memory_, raw(A0 + d), hp.a[d], precision_, n);
     else memory_->fill_zero(raw(A0 + d), n * elem_size(A0));
+    // Image counts when given (a checkpoint), else zero: the particles start unwrapped.
+    if (hp.image[d].size() == n)
+      memory_->copy_from_host(raw(I0 + d), hp.image[d].data(), n * sizeof(std::int32_t));
+    else
+      memory_->fill_zero(raw(I0 + d), n * sizeof(std::int32_t));
   }
   put(*memory_, raw(MASS), hp.mass, precision_, n);
   memory_->copy_from_host(raw(TYPE), hp.type.data(), n * sizeof(std::int32_t));
@@ -219,8 +226,12 @@ void ParticleStore::download(HostParticles& hp, unsigned fields) const {
   const std::size_t n = n_;
   for (int d = 0; d < 3; ++d) {
     if (d >= dim_) {
-      hp.x[d].clear(), hp.v[d].clear(), hp.a[d].clear();
+      hp.x[d].clear(), hp.v[d].clear(), hp.a[d].clear(), hp.image[d].clear();
       continue;
+    }
+    if (fields & kImage) {
+      hp.image[d].resize(n);
+      memory_->copy_to_host(hp.image[d].data(), raw(I0 + d), n * sizeof(std::int32_t));
     }
     if (fields & kPosition) get(*memory_, hp.x[d], raw(X0 + d), precision_, n);
     if (fields & kVelocity) get(*memory_, hp.v[d], raw(V0 + d), precision_, n);

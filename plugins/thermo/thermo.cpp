@@ -227,7 +227,8 @@ observer's n_clusters, largest_cluster_fraction, ...).
   dt                 size of the last step (time); varies with adaptive integrators and
                      dt_control = "acceleration"
   rejected_steps     steps an adaptive integrator tried and rejected so far
-  com_drift          distance of the centre of mass from its position at step 0 (length)
+  com_drift          distance of the centre of mass from its position at step 0 (length), with
+                     the positions unwrapped across periodic faces
   pressure           virial pressure (2 K + W) / (dim V), W = sum over pairs r_ij . F_ij, V the box
                      volume (area in 2D) (energy/length^dim); nan when an axis is open
 All sums are reduced in double with compensated summation.

@@ -122,12 +122,14 @@ Scenario load(const std::string& dir, const std::string& toml) {
 struct Rec {
   std::int64_t id;
   double x[3], v[3], a[3];
+  std::int32_t image[3];  // periodic image counts (carried with a particle from rank to rank)
 };
 
 std::vector<Rec> records(Simulation& sim) {
   HostParticles hp(sim.run_info().dim);
   sim.store().download(hp, ParticleStore::kPosition | ParticleStore::kVelocity |
-                               ParticleStore::kAcceleration | ParticleStore::kId);
+                               ParticleStore::kAcceleration | ParticleStore::kId |
+                               ParticleStore::kImage);
   std::vector<Rec> out(hp.size());
   for (std::size_t i = 0; i < hp.size(); ++i) {
     Rec r{};
@@ -136,6 +138,7 @@ std::vector<Rec> records(Simulation& sim) {
       r.x[d] = hp.x[d][i];
       r.v[d] = hp.v[d][i];
       r.a[d] = hp.a[d][i];
+      r.image[d] = hp.image[d][i];
     }
     out[i] = r;
   }
@@ -198,7 +201,7 @@ double rel(double p, double s, double scale) { return std::fabs(p - s) / scale; 
 double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
 
 // Rank 0: the parallel final state against the serial one. Position differences are taken by the
-// minimum image on periodic axes and divided by the RMS distance from the centre of mass, velocity
+// unwrapped positions on periodic axes and divided by the RMS distance from the centre of mass, velocity
 // and acceleration differences by the RMS speed and acceleration: the largest over all particles
 // and components.
 Comparison compare(const Scenario& sc, const std::vector<std::pair<int, Rec>>& start,
@@ -238,9 +241,10 @@ Comparison compare(const Scenario& sc, const std::vector<std::pair<int, Rec>>& s
     }
     const Rec& p = *it->second.second;
     for (int d = 0; d < dim; ++d) {
-      double dx = p.x[d] - s.x[d];
-      if (sc.box.boundary[d] == Boundary::Periodic)
-        dx -= sc.box.length(d) * std::round(dx / sc.box.length(d));
+      // Unwrapped positions on periodic axes: a particle's image count must have travelled with it
+      // from rank to rank (one that was wrapped on the other side of a face still agrees).
+      const double L = sc.box.boundary[d] == Boundary::Periodic ? sc.box.length(d) : 0.0;
+      const double dx = (p.x[d] + p.image[d] * L) - (s.x[d] + s.image[d] * L);
       c.x = worst(c.x, std::fabs(dx) / sx);
       c.v = worst(c.v, rel(p.v[d], s.v[d], sv));
       c.a = worst(c.a, rel(p.a[d], s.a[d], sa));

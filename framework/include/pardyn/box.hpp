@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "pardyn/core.hpp"
 
@@ -39,6 +40,29 @@ PARDYN_HD PARDYN_INLINE Real wrap_into_box(Real x, Real lo, Real L, Real invL) {
 #else
   return std::fma(-L, std::floor((x - lo) * invL), x);
 #endif
+}
+
+// wrap_into_box that also counts the wrap in the particle's image number (image += the number of box
+// lengths taken off), so that x + image * L is the unwrapped coordinate. The same arithmetic as
+// wrap_into_box: a particle that stays inside is left exactly as it was. A non-finite coordinate
+// leaves the image alone; a count beyond +-2^30 is clamped there.
+template <typename Real>
+PARDYN_HD PARDYN_INLINE void wrap_counting(Real& x, std::int32_t& image, Real lo, Real L,
+                                           Real invL) {
+#if defined(__CUDA_ARCH__)
+  const Real k = floor((x - lo) * invL);
+  if (!(k >= Real(1) || k <= Real(-1))) return;  // inside, or NaN
+  x = fma(-L, k, x);
+  const double limit = 1073741824.0;
+  const double sum = fmin(fmax(double(image) + double(k), -limit), limit);
+#else
+  const Real k = std::floor((x - lo) * invL);
+  if (!(k >= Real(1) || k <= Real(-1))) return;
+  x = std::fma(-L, k, x);
+  const double limit = 1073741824.0;
+  const double sum = std::fmin(std::fmax(double(image) + double(k), -limit), limit);
+#endif
+  image = std::int32_t(sum);
 }
 
 // What a kernel needs of the box, in the run's precision: lengths of periodic axes (0 for the others).

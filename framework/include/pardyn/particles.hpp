@@ -29,6 +29,9 @@ struct ParticleView {
   std::int64_t* id = nullptr;
   Real* epot = nullptr;    // potential energy per particle (half of each pair's energy)
   Real* virial = nullptr;  // per-particle virial, sum over pairs of 1/2 r_ij . F_ij
+  // Periodic image counts: how many box lengths each particle has been wrapped by along each axis
+  // (the unwrapped position is x + image * L). image[2] is null in 2D.
+  std::int32_t* image[3] = {nullptr, nullptr, nullptr};
 };
 static_assert(std::is_trivially_copyable_v<ParticleView<float, 3>>);
 
@@ -40,6 +43,7 @@ struct HostParticles {
   std::vector<std::int32_t> type;
   std::vector<std::int64_t> id;
   std::vector<double> epot, virial;
+  std::vector<std::int32_t> image[3];  // periodic image counts (see ParticleView::image)
   // Per-particle integer labels computed by analyses (e.g. "cluster"), written to every frame.
   std::vector<std::pair<std::string, std::vector<std::int32_t>>> labels;
 
@@ -96,7 +100,7 @@ public:
 
   enum Field : unsigned {
     kPosition = 1, kVelocity = 2, kAcceleration = 4, kMass = 8, kType = 16, kId = 32, kEpot = 64,
-    kVirial = 128, kLabels = 256, kAll = 511
+    kVirial = 128, kLabels = 256, kImage = 512, kAll = 1023
   };
   // Copies the requested fields to hp (converted to double), resizing it.
   void download(HostParticles& hp, unsigned fields = kAll) const;
@@ -134,7 +138,7 @@ private:
     void* ptr = nullptr;
     std::size_t elem = 0;
   };
-  enum Slot { X0, X1, X2, V0, V1, V2, A0, A1, A2, MASS, TYPE, ID, EPOT, VIRIAL, NSLOT };
+  enum Slot { X0, X1, X2, V0, V1, V2, A0, A1, A2, MASS, TYPE, ID, EPOT, VIRIAL, I0, I1, I2, NSLOT };
   std::size_t elem_size(int slot) const;
   void reallocate(std::size_t capacity);  // every array to `capacity`, keeping the first n_
   bool slot_used(int slot) const;
@@ -163,6 +167,7 @@ ParticleView<Real, Dim> ParticleStore::view() const {
     p.x[d] = static_cast<Real*>(raw(X0 + d));
     p.v[d] = static_cast<Real*>(raw(V0 + d));
     p.a[d] = static_cast<Real*>(raw(A0 + d));
+    p.image[d] = static_cast<std::int32_t*>(raw(I0 + d));
   }
   p.mass = static_cast<Real*>(raw(MASS));
   p.type = static_cast<std::int32_t*>(raw(TYPE));

@@ -85,6 +85,7 @@ struct Reductions {
   double momentum[3] = {0, 0, 0};
   double angular_momentum[3] = {0, 0, 0};  // 2D: only [2] (L_z) is used
   double mass_moment[3] = {0, 0, 0};       // sum m x (centre of mass = mass_moment / mass)
+  double image_moment[3] = {0, 0, 0};      // sum m image: the unwrapped sum m x adds this times L
   double max_accel = 0;                    // max |a|
   bool finite = true;                      // no NaN/Inf in positions, velocities, accelerations
 };
@@ -415,7 +416,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 7;
+constexpr std::uint32_t kPluginAbi = 8;
 
 struct PluginDescriptor {
   std::uint32_t abi;

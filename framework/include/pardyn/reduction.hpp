@@ -14,7 +14,7 @@
 namespace pardyn {
 
 struct ParticleSums {
-  enum { kMass, kKin, kPot, kVir, kMom, kAng = kMom + 3, kMm = kAng + 3, kSums = kMm + 3 };
+  enum { kMass, kKin, kPot, kVir, kMom, kAng = kMom + 3, kMm = kAng + 3, kImg = kMm + 3, kSums = kImg + 3 };
   CompensatedSum s[kSums];
   double max_a2 = 0;
   int finite = 1;
@@ -44,6 +44,7 @@ struct ParticleSums {
     for (int d = 0; d < Dim; ++d) {
       s[kMom + d].add(m * v[d]);
       s[kMm + d].add(m * x[d]);
+      if (p.image[d]) s[kImg + d].add(m * double(p.image[d][i]));
     }
     // L = sum m x × v (2D: only the z component)
     s[kAng + 2].add(m * (x[0] * v[1] - x[1] * v[0]));
@@ -70,6 +71,7 @@ struct ParticleSums {
       r.momentum[d] = s[kMom + d].value();
       r.angular_momentum[d] = s[kAng + d].value();
       r.mass_moment[d] = s[kMm + d].value();
+      r.image_moment[d] = s[kImg + d].value();
     }
     r.max_accel = std::sqrt(max_a2);
     r.finite = finite && std::isfinite(r.kinetic) && std::isfinite(r.potential);

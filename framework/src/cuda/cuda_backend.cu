@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(kThreads) wrap_kernel(ParticleView<Real, Dim> 
 #pragma unroll
     for (int d = 0; d < Dim; ++d) {
       if (!w.periodic[d]) continue;  // the same for every thread: no divergence
-      p.x[d][i] = wrap_into_box(p.x[d][i], w.lo[d], w.L[d], w.invL[d]);
+      wrap_counting(p.x[d][i], p.image[d][i], w.lo[d], w.L[d], w.invL[d]);
     }
   }
 }

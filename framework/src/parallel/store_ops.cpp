@@ -86,7 +86,8 @@ const std::uint32_t* IndexList::device(Backend b) {
 // ---------------------------------------------------------------------------------------------------
 std::size_t record_bytes(const ParticleStore& s) {
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
-  return (2 * std::size_t(s.dim()) + 1) * real + sizeof(std::int32_t) + sizeof(std::int64_t);
+  return (2 * std::size_t(s.dim()) + 1) * real + (std::size_t(s.dim()) + 1) * sizeof(std::int32_t) +
+         sizeof(std::int64_t);
 }
 
 void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out) {
@@ -111,6 +112,7 @@ void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& o
       put<Real>(o, p.mass[i]);
       put<std::int32_t>(o, p.type[i]);
       put<std::int64_t>(o, p.id[i]);
+      for (int d = 0; d < Dim; ++d) put<std::int32_t>(o, p.image[d][i]);
     }
   });
 }
@@ -138,6 +140,7 @@ void append_records(ParticleStore& s, const char* records, std::size_t count) {
       p.mass[i] = take<Real>(r);
       p.type[i] = take<std::int32_t>(r);
       p.id[i] = take<std::int64_t>(r);
+      for (int d = 0; d < Dim; ++d) p.image[d][i] = take<std::int32_t>(r);
       for (int d = 0; d < Dim; ++d) p.a[d][i] = 0;
       p.epot[i] = p.virial[i] = 0;
     }
@@ -182,6 +185,7 @@ void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx) {
           p.x[d][a] = p.x[d][b];
           p.v[d][a] = p.v[d][b];
           p.a[d][a] = p.a[d][b];
+          p.image[d][a] = p.image[d][b];
         }
         p.mass[a] = p.mass[b];
         p.type[a] = p.type[b];

@@ -51,6 +51,9 @@ __global__ void gather_records_kernel(ParticleView<Real, Dim> p, const std::uint
     const std::int64_t id = p.id[i];
     memcpy(o + sizeof r, &t, 4);
     memcpy(o + sizeof r + 4, &id, 8);
+    std::int32_t img[Dim];
+    for (int d = 0; d < Dim; ++d) img[d] = p.image[d][i];
+    memcpy(o + sizeof r + 12, img, sizeof img);
   }
 }
 
@@ -67,7 +70,10 @@ __global__ void append_records_kernel(ParticleView<Real, Dim> p, std::size_t n0,
     std::int64_t id;
     memcpy(&t, r0 + sizeof r, 4);
     memcpy(&id, r0 + sizeof r + 4, 8);
+    std::int32_t img[Dim];
+    memcpy(img, r0 + sizeof r + 12, sizeof img);
     for (int d = 0; d < Dim; ++d) {
+      p.image[d][i] = img[d];
       p.x[d][i] = r[d];
       p.v[d][i] = r[Dim + d];
       p.a[d][i] = Real(0);
@@ -89,6 +95,7 @@ __global__ void move_kernel(ParticleView<Real, Dim> p, const std::uint32_t* dst,
       p.x[d][a] = p.x[d][b];
       p.v[d][a] = p.v[d][b];
       p.a[d][a] = p.a[d][b];
+      p.image[d][a] = p.image[d][b];
     }
     p.mass[a] = p.mass[b];
     p.type[a] = p.type[b];
