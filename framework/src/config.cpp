@@ -1033,8 +1033,22 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     if (!mods.empty()) out.insert("modifier", std::move(mods));
     if (!outs.empty()) out.insert("output", std::move(outs));
   }
+  // The scenario's path in a comment: control characters (a newline in a file name) escaped as in
+  // a TOML string, so that they cannot end the comment.
+  std::string shown;
+  for (const char ch : fs::absolute(path).string()) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') shown += "\\\\";
+    else if (c == '\n') shown += "\\n";
+    else if (c == '\t') shown += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04X", c);
+      shown += esc;
+    } else shown += ch;
+  }
   std::ostringstream os;
-  os << "# Resolved configuration of " << fs::absolute(path).string() << "\n"
+  os << "# Resolved configuration of " << shown << "\n"
      << "# (every key with its value; defaults filled in). Rerun with: pardyn run <this file>\n";
   os << out << "\n";
   sc.resolved_toml = os.str();

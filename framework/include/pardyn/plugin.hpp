@@ -377,6 +377,11 @@ public:
   // before a checkpoint is written, so that a run resumed from it finds every row and frame up to
   // the checkpoint's step.
   virtual void sync() {}
+  // The files and folders it writes, as given in its parameters (a relative path is relative to the
+  // run's output folder): "run.pvd", "frames/" (a trailing '/' marks a folder it owns). Known before
+  // begin(), so that `pardyn validate` refuses outputs that share a name or write outside the output
+  // folder.
+  virtual std::vector<std::string> files() const { return {}; }
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -415,7 +420,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 7;
+constexpr std::uint32_t kPluginAbi = 8;
 
 struct PluginDescriptor {
   std::uint32_t abi;
