@@ -61,7 +61,7 @@ with_paths() { sed "s|^\[simulation\]$|[simulation]\nplugin_paths = [\"$1\"]|" b
 mkdir -p mine && chmod 755 mine && cp "$tests_plugins/foreign/libpardyn_foreign.so" mine/
 with_paths mine foreign.toml
 # (its constructor does leave the mark when the library is loaded)
-PARDYN_TEST_MARK="$WORK/mark" LD_PRELOAD="$WORK/mine/libpardyn_foreign.so" true
+env PARDYN_TEST_MARK="$WORK/mark" LD_PRELOAD="$WORK/mine/libpardyn_foreign.so" /bin/true
 [ -s mark ] || fail "the foreign test library's constructor leaves no mark; the checks below would prove nothing"
 rm mark
 PARDYN_TEST_MARK="$WORK/mark" expect_error 1 "libpardyn_foreign.so: not a pardyn plugin: it has no pardyn stamp" -- \
