@@ -753,13 +753,19 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
       diag.error(table_of("simulation").source(),
                  "[simulation] rank_weights must all be positive and finite");
   std::vector<std::string> plugin_paths;
+  const std::size_t refused_before = registry.refused().size();
   for (const auto& p : sim.strings("plugin_paths")) {
     fs::path pp(p);
     plugin_paths.push_back((pp.is_absolute() ? pp : fs::path(sc.dir) / pp).lexically_normal().string());
     registry.load_path(plugin_paths.back());
   }
   sim.set("plugin_paths", plugin_paths);  // absolute in the resolved file, which lives elsewhere
-  registry.throw_if_refused();
+  // What the scenario names, it needs: a refusal there is an error. Other refused files (the built-in
+  // folder, $PARDYN_PLUGIN_PATH) matter only if the scenario asks for something they may provide.
+  if (registry.refused().size() > refused_before)
+    throw Error(path + ": [simulation] plugin_paths: plugin loading refused " +
+                std::to_string(registry.refused().size() - refused_before) + " file(s):" +
+                registry.refusals_text(refused_before));
 
   // [box]
   {
@@ -858,9 +864,14 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
       diag.error(tn ? tn->source() : where,
                  "no " + std::string(to_string(kind)) + " plugin named \"" + type + "\"" +
                      (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
-                     " (available: " + quoted_list(names) + "; `pardyn plugins` lists them)");
+                     " (available: " + quoted_list(names) + "; `pardyn plugins` lists them)" +
+                     registry.refused_hint());
       return nullptr;
     }
+    if (const RefusedPlugin* r = registry.refused_provider(kind, type))
+      diag.error(tn ? tn->source() : where,
+                 std::string(to_string(kind)) + " \"" + type + "\" is provided by " + info->library +
+                     " and by " + r->path + ", which was refused: " + r->reason);
     if (!(info->dims & dim_bit(sc.dim)))
       diag.error(tn ? tn->source() : where,
                  std::string(to_string(kind)) + " \"" + type + "\" does not support " +
@@ -961,7 +972,14 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (!root.contains("output")) {
     // No [[output]] at all: the user still gets frames for ParaView and a thermo log.
     for (const char* name : {"vtk", "thermo"}) {
-      if (!registry.find(PluginKind::Observer, name)) continue;
+      if (!registry.find(PluginKind::Observer, name)) {
+        // A build without that plugin writes the other; a refused file may have been it.
+        if (!registry.refused().empty())
+          diag.error(root.source(), std::string("the default output \"") + name +
+                                        "\" (a scenario without [[output]] has it) is missing" +
+                                        registry.refused_hint());
+        continue;
+      }
       PluginSpec o;
       toml::table t;
       t.insert("type", name);
@@ -1015,8 +1033,22 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     if (!mods.empty()) out.insert("modifier", std::move(mods));
     if (!outs.empty()) out.insert("output", std::move(outs));
   }
+  // The scenario's path in a comment: control characters (a newline in a file name) escaped as in
+  // a TOML string, so that they cannot end the comment.
+  std::string shown;
+  for (const char ch : fs::absolute(path).string()) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') shown += "\\\\";
+    else if (c == '\n') shown += "\\n";
+    else if (c == '\t') shown += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04X", c);
+      shown += esc;
+    } else shown += ch;
+  }
   std::ostringstream os;
-  os << "# Resolved configuration of " << fs::absolute(path).string() << "\n"
+  os << "# Resolved configuration of " << shown << "\n"
      << "# (every key with its value; defaults filled in). Rerun with: pardyn run <this file>\n";
   os << out << "\n";
   sc.resolved_toml = os.str();

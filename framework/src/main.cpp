@@ -334,21 +334,22 @@ int main(int argc, char** argv) {
   // plugin's library is still loaded.
   Registry registry;
   try {
-    registry.load_default();
+    // Neither needs a plugin: no plugin file is even read.
     if (*version) {
       std::cout << "pardyn " << PARDYN_VERSION_STRING << " (" << Registry::build_id() << ")\n"
                 << "plugins: " << Registry::builtin_plugin_dir() << "\n";
       return 0;
     }
-    if (*plugins && *doc_cmd) return cmd_plugins_doc(registry);
     if (*ckpt_cmd) return cmd_checkpoint(ckpt_where);
+    // A refused plugin file stops only what needs it (docs/plugins.md); `pardyn plugins` lists it.
+    registry.load_default();
+    if (*plugins && *doc_cmd) return cmd_plugins_doc(registry);
     if (*plugins) return cmd_plugins(registry, show);
     Scenario sc;
     std::shared_ptr<const checkpoint::Data> ck;
     std::string ck_file;
     std::vector<std::string> ck_notes;
     parallel::agree(comm, [&] {
-      registry.throw_if_refused();
       if (resume.empty()) {
         sc = load_scenario(file, sets, registry);
         return;
@@ -371,6 +372,12 @@ int main(int argc, char** argv) {
       parallel::check_same(comm, "output folder", output.empty() ? sc.output : output,
                            "give every rank the same --output (a folder all ranks can write)");
     }
+    // The scenario needs none of the refused plugin files (else it would have been refused): say
+    // which were left out, once.
+    if (root)
+      for (const auto& r : registry.refused())
+        std::fprintf(stderr, "pardyn: warning: plugin %s not loaded: %s\n", r.path.c_str(),
+                     r.reason.c_str());
     if (*validate) {
       // Build every plugin object (without generating particles): factories check what a schema
       // cannot, such as a 3D lattice kind in a 2D run.

@@ -2,13 +2,16 @@
 #include "pardyn/simulation.hpp"
 
 #include "pardyn/cuda.hpp"
+#include "plugin_file.hpp"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -57,22 +60,6 @@ private:
   std::string origin_;
 };
 
-bool writable_by_others(const std::string& path, std::string& why) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    why = path + " is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") +
-          " (mode " + ([&] {
-            std::ostringstream o;
-            o << std::oct << (st.st_mode & 0777);
-            return o.str();
-          })() +
-          "); anyone who can write it can run code in pardyn. Fix with: chmod go-w " + path;
-    return true;
-  }
-  return false;
-}
-
 std::string major_cuda(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 }  // namespace
@@ -105,23 +92,65 @@ void Registry::load_default() {
   }
 }
 
-void Registry::load_path(const std::string& path) {
+namespace {
+
+// Why a path cannot be looked at ("" if it can): a symbolic link loop, a link to nothing.
+std::string unreachable(const fs::path& p) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    refused_.push_back({path, "no such file or folder"});
+  (void)fs::status(p, ec);
+  if (!ec) return "";
+  if (ec.value() == ELOOP)
+    return "is a symbolic link loop (following it leads back to it); remove it or point it at a "
+           "plugin file";
+  std::error_code lec;
+  if (fs::is_symlink(fs::symlink_status(p, lec)) && ec.value() == ENOENT) {
+    std::error_code rec;
+    const fs::path to = fs::read_symlink(p, rec);
+    return "is a symbolic link to " + (rec ? std::string("a missing file") : to.string() + ", which does not exist") +
+           "; remove it or point it at a plugin file";
+  }
+  if (ec.value() == ENOENT) return "no such file or folder";
+  return "cannot be read: " + ec.message();
+}
+
+}  // namespace
+
+void Registry::load_path(const std::string& path) {
+  if (const std::string why = unreachable(path); !why.empty()) {
+    refused_.push_back({path, why, {}});
     return;
   }
+  std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    std::string why;
-    if (writable_by_others(path, why)) {
-      refused_.push_back({path, "plugin folder refused: " + why});
+    const std::string folder = fs::canonical(path, ec).string();
+    if (ec) {
+      refused_.push_back({path, "plugin folder refused: cannot be resolved: " + ec.message(), {}});
+      return;
+    }
+    if (const std::string why = plugin_file::untrusted(folder, folder); !why.empty()) {
+      refused_.push_back({path, "plugin folder refused: " + why, {}});
       return;
     }
     std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(path, ec)) {
-      const std::string name = e.path().filename().string();
-      if (e.is_regular_file() && name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0)
-        files.push_back(e.path().string());
+    fs::directory_iterator it(folder, ec), end;
+    if (ec) {
+      refused_.push_back({path, "plugin folder cannot be listed: " + ec.message(), {}});
+      return;
+    }
+    for (; it != end; it.increment(ec)) {
+      if (ec) {
+        refused_.push_back({path, "plugin folder cannot be listed: " + ec.message(), {}});
+        break;
+      }
+      const std::string name = it->path().filename().string();
+      if (name.size() <= 3 || name.compare(name.size() - 3, 3, ".so") != 0) continue;
+      // Only *.so is a plugin; a link among them that leads nowhere is reported, naming the link.
+      if (const std::string why = unreachable(it->path()); !why.empty()) {
+        refused_.push_back({it->path().string(), why, {}});
+        continue;
+      }
+      std::error_code fec;
+      if (fs::is_regular_file(it->path(), fec)) files.push_back(it->path().string());
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) load_file(f);
@@ -131,15 +160,46 @@ void Registry::load_path(const std::string& path) {
 }
 
 void Registry::load_file(const std::string& path) {
-  const std::string canonical = fs::weakly_canonical(path).string();
+  std::error_code ec;
+  const std::string canonical = fs::canonical(path, ec).string();
+  if (ec) {
+    const std::string why = unreachable(path);
+    refused_.push_back({path, why.empty() ? "cannot be resolved: " + ec.message() : why, {}});
+    return;
+  }
   for (const auto& p : plugins_)
     if (p.path == canonical) return;  // the same file reached twice (e.g. built-in dir in the path)
-  auto refuse = [&](const std::string& why) { refused_.push_back({canonical, why}); };
+  for (const auto& r : refused_)
+    if (r.path == canonical) return;  // refused once already
+  auto refuse = [&](const std::string& why) { refused_.push_back({canonical, why, {}}); };
 
-  std::string why;
-  if (writable_by_others(canonical, why)) return refuse(why);
-  const std::string folder = fs::path(canonical).parent_path().string();
-  if (writable_by_others(folder, why)) return refuse("its folder " + why);
+  // Nothing of the file runs before these checks: who may change it, then its headers and stamp,
+  // read from the file (plugin_file.hpp).
+  const std::string own_folder = fs::path(canonical).parent_path().string();
+  if (const std::string why = plugin_file::untrusted(canonical, own_folder); !why.empty())
+    return refuse(why);
+  const plugin_file::Inspection look = plugin_file::inspect(canonical);
+  if (!look.problem.empty()) return refuse(look.problem);
+  const PluginStamp& stamp = look.stamp;
+  if (stamp.abi != kPluginAbi)
+    return refuse("plugin ABI version " + std::to_string(stamp.abi) + ", this pardyn needs " +
+                  std::to_string(kPluginAbi) + "; rebuild the plugin against this pardyn");
+  if (std::string(stamp.pardyn_version) != PARDYN_VERSION_STRING)
+    return refuse(std::string("built for pardyn ") + stamp.pardyn_version + ", this is pardyn " +
+                  PARDYN_VERSION_STRING + "; rebuild the plugin against this pardyn");
+  if (std::string(stamp.build_id) != build_id())
+    return refuse(std::string("built with '") + stamp.build_id + "', pardyn with '" + build_id() +
+                  "' (compiler or C++ ABI differ); rebuild the plugin with the same compiler");
+#if defined(PARDYN_CORE_CUDA_VERSION)
+  if (stamp.cuda_version != 0 && stamp.cuda_version / 1000 != PARDYN_CORE_CUDA_VERSION / 1000)
+    return refuse("its GPU code was built with CUDA " + major_cuda(stamp.cuda_version) +
+                  ", pardyn with CUDA " + major_cuda(PARDYN_CORE_CUDA_VERSION) +
+                  "; rebuild the plugin with the same CUDA toolkit");
+#else
+  if (stamp.cuda_version != 0)
+    return refuse("it contains GPU code (CUDA " + major_cuda(stamp.cuda_version) +
+                  ") but this pardyn was built without CUDA; rebuild one of them");
+#endif
 
   auto lib = std::make_shared<boost::dll::shared_library>();
   try {
@@ -157,6 +217,11 @@ void Registry::load_file(const std::string& path) {
     return refuse(std::string("descriptor cannot be read: ") + e.what());
   }
   if (!d) return refuse("its descriptor is null");
+  if (d->abi != stamp.abi || std::string(d->pardyn_version) != stamp.pardyn_version ||
+      std::string(d->build_id) != stamp.build_id || d->cuda_version != stamp.cuda_version ||
+      std::string(d->cuda_archs) != stamp.cuda_archs || std::string(d->name) != stamp.name)
+    return refuse("its descriptor and its stamp differ (a plugin writes both with one "
+                  "PARDYN_PLUGIN); rebuild it against this pardyn");
   if (d->abi != kPluginAbi)
     return refuse("plugin ABI version " + std::to_string(d->abi) + ", this pardyn needs " +
                   std::to_string(kPluginAbi) + "; rebuild the plugin against this pardyn");
@@ -190,10 +255,13 @@ void Registry::load_file(const std::string& path) {
                     d->cuda_archs, {}};
   for (const auto& e : staging.entries)
     info.factories.push_back(std::string(to_string(e.info.kind)) + " " + e.info.name);
+  std::vector<std::pair<int, std::string>> provides;
+  for (const auto& e : staging.entries) provides.emplace_back(int(e.info.kind), e.info.name);
   try {
     commit(std::move(staging.entries), canonical);
   } catch (const Error& e) {
-    return refuse(e.what());
+    refused_.push_back({canonical, e.what(), std::move(provides)});
+    return;
   }
   libraries_.push_back(lib);
   plugins_.push_back(std::move(info));
@@ -231,9 +299,28 @@ void Registry::commit(std::vector<Entry> entries, const std::string& origin) {
 
 void Registry::throw_if_refused() const {
   if (refused_.empty()) return;
-  std::string msg = "plugin loading refused " + std::to_string(refused_.size()) + " file(s):";
-  for (const auto& r : refused_) msg += "\n  " + r.path + ": " + r.reason;
-  throw Error(msg);
+  throw Error("plugin loading refused " + std::to_string(refused_.size()) + " file(s):" +
+              refusals_text());
+}
+
+std::string Registry::refusals_text(std::size_t first) const {
+  std::string out;
+  for (std::size_t i = first; i < refused_.size(); ++i)
+    out += "\n  " + refused_[i].path + ": " + refused_[i].reason;
+  return out;
+}
+
+std::string Registry::refused_hint() const {
+  if (refused_.empty()) return "";
+  return "\nthese plugin files were refused and may be the one that provides it (fix or remove "
+         "them):" + refusals_text();
+}
+
+const RefusedPlugin* Registry::refused_provider(PluginKind kind, const std::string& name) const {
+  for (const auto& r : refused_)
+    for (const auto& [k, n] : r.provides)
+      if (k == int(kind) && n == name) return &r;
+  return nullptr;
 }
 
 const FactoryInfo* Registry::find(PluginKind kind, const std::string& name) const {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <limits>
 #include <random>
 
@@ -93,6 +95,7 @@ public:
       : interval_(interval), seconds_(seconds), keep_(keep) {}
   std::uint64_t interval() const override { return interval_ ? interval_ : ~std::uint64_t(0); }
   void observe(const ObserveContext&) override {}
+  std::vector<std::string> files() const override { return {"checkpoints/"}; }
   std::uint64_t steps() const { return interval_; }
   double seconds() const { return seconds_; }
   std::size_t keep() const { return keep_; }
@@ -226,6 +229,72 @@ void register_builtin_outputs(Registrar& r) {
         }));
 }
 
+void check_output_files(const std::vector<OutputFiles>& outputs) {
+  struct Claim {
+    std::string name;  // lexically normal, relative
+    std::vector<std::string> parts;
+    bool folder;
+    const OutputFiles* by;
+  };
+  std::vector<Claim> claims;
+  auto who = [](const OutputFiles& o) { return o.where; };
+  for (const auto& o : outputs) {
+    for (const auto& given : o.files) {
+      const bool folder = !given.empty() && given.back() == '/';
+      const fs::path p(given);
+      if (given.empty() || given == "/")
+        throw Error(who(o) + " names an empty file; give it a file name");
+      if (p.is_absolute())
+        throw Error(who(o) + " writes " + given +
+                    ", an absolute path; every output is written inside the run's output folder: "
+                    "give a name relative to it (e.g. " + p.filename().string() + ")");
+      const fs::path n = p.lexically_normal();
+      Claim c{n.string(), {}, folder, &o};
+      for (const auto& part : n)
+        if (!part.empty()) c.parts.push_back(part.string());
+      if (!c.parts.empty() && c.parts.back() == ".") c.parts.pop_back();
+      if (c.parts.empty() || c.parts.front() == "..")
+        throw Error(who(o) + " writes " + given +
+                    ", which is outside the run's output folder; give a name inside it (e.g. " +
+                    p.filename().string() + ", or use -o to choose the folder)");
+      if (c.name.size() > 1 && c.name.back() == '/') c.name.pop_back();
+      claims.push_back(std::move(c));
+    }
+  }
+  for (std::size_t i = 0; i < claims.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const Claim& a = claims[j];
+      const Claim& b = claims[i];
+      const std::size_t k = std::min(a.parts.size(), b.parts.size());
+      if (!std::equal(a.parts.begin(), a.parts.begin() + long(k), b.parts.begin())) continue;
+      auto shown = [](const Claim& c) { return c.name + (c.folder ? "/" : ""); };
+      const std::string what =
+          a.parts.size() == b.parts.size()
+              ? shown(b) + ", which " + who(*a.by) + " writes too"
+              : shown(b) + ", and " + who(*a.by) + " writes " + shown(a) +
+                    " (the one would lie inside the other)";
+      throw Error(who(*b.by) + " writes " + what +
+                  "; every output needs names of its own in the output folder: give one of them "
+                  "another file = \"...\", or remove one of the two" +
+                  (a.by->type == b.by->type && a.by->type != "thermo" && a.by->type != "pardyn"
+                       ? " (one " + a.by->type + " output per run: its names are fixed)"
+                       : ""));
+    }
+}
+
+// "[[output]] #2 (thermo, scenario.toml:40:1)" for messages.
+static std::string output_label(std::size_t k, const PluginSpec& o) {
+  return "[[output]] #" + std::to_string(k + 1) + " (" + o.type +
+         (o.where.empty() ? std::string() : ", " + o.where) + ")";
+}
+
+static std::vector<OutputFiles> framework_files() {
+  return {{"pardyn (the resolved configuration)", "pardyn", {"config.toml"}},
+          {"pardyn (the run's log)", "pardyn", {"log.txt"}},
+          {"pardyn (the folder's lock)", "pardyn", {".pardyn.lock"}},
+          {"pardyn (the list of the run's files)", "pardyn", {".pardyn.files"}}};
+}
+
 void check_objects(const Scenario& sc, const Registry& registry) {
   RunInfo run;
   run.dim = sc.dim;
@@ -248,7 +317,14 @@ void check_objects(const Scenario& sc, const Registry& registry) {
   }
   registry.make_integrator(sc.integrator.type, sc.integrator.params, run);
   for (const auto& m : sc.modifiers) registry.make_modifier(m.type, m.params, run);
-  // Observers are not built: their constructors may touch the output folder.
+  // Observers are built (a factory writes nothing; begin() does) for the names of their files.
+  std::vector<OutputFiles> files = framework_files();
+  for (std::size_t k = 0; k < sc.outputs.size(); ++k) {
+    const auto& o = sc.outputs[k];
+    auto obs = registry.make_observer(o.type, o.params, run);
+    files.push_back({output_label(k, o), o.type, obs->files()});
+  }
+  check_output_files(files);
 }
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
@@ -409,8 +485,11 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     modifiers_.push_back(registry.make_modifier(m.type, m.params, run_));
     if (!modifiers_.back()->conserves_momentum()) momentum_conserved_ = false;
   }
-  for (const auto& o : sc.outputs) {
+  std::vector<OutputFiles> files = framework_files();
+  for (std::size_t k = 0; k < sc.outputs.size(); ++k) {
+    const auto& o = sc.outputs[k];
     auto obs = registry.make_observer(o.type, o.params, run_);
+    files.push_back({output_label(k, o), o.type, obs->files()});
     if (const auto* c = dynamic_cast<const CheckpointOutput*>(obs.get())) {
       if (ckpt_.on)
         throw Error("[[output]] type = \"checkpoint\" (" + o.where +
@@ -426,7 +505,10 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     analysis_first_.push_back(run_.extra_columns.size());
     for (const auto& c : observers_.back()->columns()) run_.extra_columns.push_back(c);
   }
-
+  check_output_files(files);
+  for (std::size_t k = framework_files().size(); k < files.size(); ++k)  // the outputs' own
+    for (const auto& f : files[k].files)
+      output_names_.push_back(fs::path(f).lexically_normal().string());
   });
 
   progress_interval_ = sc.progress_interval ? sc.progress_interval : std::max<std::uint64_t>(1, sc.steps / 10);
@@ -457,9 +539,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
                   " (or choose another folder with -o) to start afresh");
     }
     // A resumed run continues the series: its observers drop what follows the checkpoint.
-    if (!resume_ && fs::exists(fs::path(run_.output_dir) / "frames", ec))
-      for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "frames", ec))
-        if (e.path().extension() == ".vtp" || e.path().extension() == ".pvtp") fs::remove(e.path(), ec);
+    if (!resume_) replace_earlier_run();
     write_file_atomic((fs::path(run_.output_dir) / "config.toml").string(), sc.resolved_toml);
     // log.txt: what the terminal shows (a resumed run adds to its run's log).
     progress_->open_log((fs::path(run_.output_dir) / "log.txt").string(), resume_ != nullptr);
@@ -512,6 +592,57 @@ void Simulation::lock_output_folder() {
     // The lock holds without the pid; only the message of a second run would lack it.
   }
   lock_fd_ = fd;
+}
+
+// The output folder of a fresh run holds this run's files only: the series files of an earlier run
+// (frames, grid files) go, and so does every file the earlier run listed in .pardyn.files that this
+// run does not write (say thermo.csv when this run has no thermo output). Then this run's list.
+void Simulation::replace_earlier_run() {
+  const fs::path dir(run_.output_dir);
+  const fs::path manifest = dir / ".pardyn.files";
+  std::error_code ec;
+  // Frame files in a folder an output owns ("frames/"): only the kinds pardyn writes, and
+  // temporary files of a run that died while writing one.
+  auto clear_folder = [&](const fs::path& folder) {
+    std::error_code fec;
+    if (fs::is_symlink(folder, fec) || !fs::is_directory(folder, fec)) return;
+    for (fs::directory_iterator it(folder, fec), end; !fec && it != end; it.increment(fec)) {
+      const fs::path f = it->path();
+      const std::string ext = f.extension().string();
+      std::error_code rec;
+      if (!fs::is_regular_file(fs::symlink_status(f, rec))) continue;
+      if (ext == ".vtp" || ext == ".pvtp" || ext == ".vti" ||
+          f.filename().string().find(".tmp-") != std::string::npos)
+        fs::remove(f, rec);
+    }
+  };
+  std::vector<std::string> earlier;
+  {
+    std::ifstream in(manifest);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) earlier.push_back(line);
+  }
+  // An earlier pardyn wrote no list: its frames are found where they always were.
+  if (earlier.empty() && !fs::exists(manifest, ec)) earlier.push_back("frames/");
+  const std::set<std::string> mine(output_names_.begin(), output_names_.end());
+  for (const auto& n : earlier) {
+    // Only names an output may claim (check_output_files): relative, inside the folder.
+    const fs::path p = fs::path(n).lexically_normal();
+    if (p.is_absolute() || p.empty() || *p.begin() == "..") continue;
+    if (n.back() == '/') {
+      clear_folder(dir / p);
+      if (!mine.count(p.string())) fs::remove(dir / p, ec);  // only if empty now
+    } else if (!mine.count(p.string()) && fs::is_regular_file(fs::symlink_status(dir / p, ec))) {
+      fs::remove(dir / p, ec);
+    }
+    ec.clear();
+  }
+  std::string list;
+  for (const auto& n : output_names_) {
+    if (n.back() == '/') clear_folder(dir / n);
+    list += n + "\n";
+  }
+  write_file_atomic(manifest.string(), list);
 }
 
 void Simulation::generate(const Scenario& sc, const Registry& registry) {

@@ -78,6 +78,7 @@ public:
   std::vector<std::string> columns() const override {
     return {"n_clusters", "largest_cluster_fraction", "clustered_fraction"};
   }
+  std::vector<std::string> files() const override { return {"clusters.csv"}; }
   void begin(const RunInfo& run) override {
     if (!run.output_dir.empty() && run.rank == 0) path_ = run.output_dir + "/clusters.csv";
     // A resumed run appends to the rows up to the checkpoint's step.

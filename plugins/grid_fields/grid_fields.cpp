@@ -212,6 +212,7 @@ public:
     return ParticleStore::kPosition | ParticleStore::kVelocity | ParticleStore::kMass;
   }
 
+  std::vector<std::string> files() const override { return {"fields.pvd", "fields/"}; }
   void begin(const RunInfo& run) override {
     s_.dim = run.dim;
     s_.box = run.box;

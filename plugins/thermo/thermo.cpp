@@ -80,6 +80,7 @@ public:
 
   std::uint64_t interval() const override { return interval_; }
   unsigned fields() const override { return 0; }
+  std::vector<std::string> files() const override { return {file_}; }
 
   void begin(const RunInfo& run) override {
     dim_ = run.dim;
@@ -271,7 +272,8 @@ void register_thermo(Registrar& r) {
                      "total_per_particle"};
   info.schema.add(interval)
       .string("file", "thermo.csv",
-              "the CSV file; a relative path is relative to the run's output folder")
+              "the CSV file, relative to the run's output folder (inside it; two outputs never "
+              "share a file)")
       .add(columns)
       .reals("lj_tail", std::vector<double>{}, "1",
              "[epsilon, sigma, rcut] of a Lennard-Jones law: append its tail correction "
@@ -281,6 +283,9 @@ void register_thermo(Registrar& r) {
           const std::string where = ps.context.empty() ? "" : " (" + ps.context + ")";
           const std::string& file = ps.string("file");
           if (file.empty()) throw Error("thermo observer: 'file' must not be empty" + where);
+          if (file.back() == '/')
+            throw Error("thermo observer" + where + ": file = \"" + file +
+                        "\" names a folder; give a file name, e.g. \"thermo.csv\"");
           OptionalColumns optional;
           optional.names = ps.strings("columns");
           const auto& tail = ps.reals("lj_tail");

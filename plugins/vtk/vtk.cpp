@@ -301,6 +301,7 @@ public:
 
   std::uint64_t interval() const override { return s_.interval; }
   unsigned fields() const override { return kVtkFields; }
+  std::vector<std::string> files() const override { return {"run.pvd", "frames/"}; }
 
   void begin(const RunInfo& run) override {
     s_.dim = run.dim;

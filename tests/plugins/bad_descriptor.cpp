@@ -1,23 +1,29 @@
-// Plugins whose descriptor does not match this pardyn (ABI, build, version).
+// Plugins whose descriptor does not match this pardyn (ABI, build, version). Each says so in its stamp
+// too, which the loader reads before loading the file; the runtime descriptor says the same.
 #include <boost/dll/alias.hpp>
 
 #include "pardyn/plugin.hpp"
 
 namespace {
 void register_nothing(pardyn::Registrar&) {}
-const pardyn::PluginDescriptor* descriptor() {
 #if defined(BAD_ABI)
-  static const pardyn::PluginDescriptor d{pardyn::kPluginAbi + 7, PARDYN_VERSION_STRING,
-                                          PARDYN_BUILD_ID, 0, "", "bad_abi", &register_nothing};
+#define TEST_ABI (pardyn::kPluginAbi + 7)
+#define TEST_VERSION PARDYN_VERSION_STRING
+#define TEST_BUILD PARDYN_BUILD_ID
 #elif defined(BAD_BUILD)
-  static const pardyn::PluginDescriptor d{pardyn::kPluginAbi, PARDYN_VERSION_STRING,
-                                          "othercc-99 cxxabi-1 glibcxx11-0", 0, "", "bad_build",
-                                          &register_nothing};
+#define TEST_ABI pardyn::kPluginAbi
+#define TEST_VERSION PARDYN_VERSION_STRING
+#define TEST_BUILD "othercc-99 cxxabi-1 glibcxx11-0"
 #else
-  static const pardyn::PluginDescriptor d{pardyn::kPluginAbi, "0.0.0-other", PARDYN_BUILD_ID, 0,
-                                          "", "bad_version", &register_nothing};
+#define TEST_ABI pardyn::kPluginAbi
+#define TEST_VERSION "0.0.0-other"
+#define TEST_BUILD PARDYN_BUILD_ID
 #endif
+const pardyn::PluginDescriptor* descriptor() {
+  static const pardyn::PluginDescriptor d{TEST_ABI, TEST_VERSION, TEST_BUILD, 0, "", PARDYN_PLUGIN_NAME,
+                                          &register_nothing};
   return &d;
 }
 }  // namespace
 BOOST_DLL_ALIAS(descriptor, pardyn_plugin_descriptor)
+PARDYN_PLUGIN_STAMP(TEST_ABI, TEST_VERSION, TEST_BUILD, 0, "", PARDYN_PLUGIN_NAME)

@@ -378,6 +378,11 @@ public:
   // before a checkpoint is written, so that a run resumed from it finds every row and frame up to
   // the checkpoint's step.
   virtual void sync() {}
+  // The files and folders it writes, as given in its parameters (a relative path is relative to the
+  // run's output folder): "run.pvd", "frames/" (a trailing '/' marks a folder it owns). Known before
+  // begin(), so that `pardyn validate` refuses outputs that share a name or write outside the output
+  // folder.
+  virtual std::vector<std::string> files() const { return {}; }
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -428,6 +433,21 @@ struct PluginDescriptor {
   void (*register_factories)(Registrar&);
 };
 
+// The same facts as plain bytes, which the loader reads from the file before it loads it (no code of a
+// plugin runs before its file has been checked, docs/plugins.md): a record of fixed layout without
+// pointers, in a section of its own (kStampSection), exported as `pardyn_plugin_stamp`.
+struct PluginStamp {
+  char magic[16];             // kStampMagic
+  std::uint32_t abi;          // kPluginAbi
+  std::int32_t cuda_version;  // as in PluginDescriptor
+  char pardyn_version[32];
+  char build_id[96];
+  char cuda_archs[128];
+  char name[64];
+};
+constexpr const char* kStampSection = ".pardyn_plugin";
+constexpr const char* kStampMagic = "pardyn-plugin";
+
 }  // namespace pardyn
 
 // Exports the descriptor of a plugin library whose register function is `fn`. One per library.
@@ -455,4 +475,12 @@ struct PluginDescriptor {
     return &d;                                                                                  \
   }                                                                                             \
   }                                                                                             \
-  BOOST_DLL_ALIAS(pardyn_plugin_descriptor_fn, pardyn_plugin_descriptor)
+  BOOST_DLL_ALIAS(pardyn_plugin_descriptor_fn, pardyn_plugin_descriptor)                         \
+  PARDYN_PLUGIN_STAMP(::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID,             \
+                      PARDYN_PLUGIN_CUDA_VERSION, PARDYN_PLUGIN_CUDA_ARCHS, PARDYN_PLUGIN_NAME)
+
+// The stamp alone (PARDYN_PLUGIN writes it; a test plugin may write a false one).
+#define PARDYN_PLUGIN_STAMP(abi, version, build_id, cuda_version, cuda_archs, name)            \
+  extern "C" __attribute__((visibility("default"), used, section(".pardyn_plugin")))          \
+  const ::pardyn::PluginStamp pardyn_plugin_stamp = {"pardyn-plugin", abi,  cuda_version,      \
+                                                     version,         build_id, cuda_archs, name};

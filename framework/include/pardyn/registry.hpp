@@ -31,6 +31,9 @@ struct LoadedPlugin {
 struct RefusedPlugin {
   std::string path;
   std::string reason;
+  // What it would have registered, where that is known (a duplicate: "kind name" of its factories).
+  // A refused file whose contents are unknown (it was not loaded) has none.
+  std::vector<std::pair<int, std::string>> provides;
 };
 
 class Registry {
@@ -52,9 +55,16 @@ public:
   // Registers factories from code linked into the running program (tests, embedding applications).
   void add_in_process(void (*register_fn)(Registrar&), const std::string& origin);
 
-  // Refused plugins, with the reasons. The command line stops a run if there are any.
+  // Refused plugins, with the reasons. A refused file stops only what needs it (see needs()).
   const std::vector<RefusedPlugin>& refused() const { return refused_; }
   void throw_if_refused() const;
+  // For the message about a factory that is not there: the refused files, which may have provided
+  // it ("" when none was refused).
+  std::string refused_hint() const;
+  // A refused file known to provide `name` of `kind` too (a duplicate), or null.
+  const RefusedPlugin* refused_provider(PluginKind kind, const std::string& name) const;
+  // Refusals as lines "\n  path: reason", from refusal `first` on.
+  std::string refusals_text(std::size_t first = 0) const;
   const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
 
   const FactoryInfo* find(PluginKind kind, const std::string& name) const;

@@ -58,6 +58,17 @@ Resume prepare_resume(const std::string& where, const std::string& file,
 // Registers the framework's own outputs (the checkpoint output) with a registry.
 void register_builtin_outputs(Registrar& r);
 
+// The files one output writes (Observer::files()), for the check below.
+struct OutputFiles {
+  std::string where;  // "[[output]] #2 (thermo)", for messages
+  std::string type;
+  std::vector<std::string> files;
+};
+// Refuses names outside the output folder (absolute, "..") and names two outputs share, or one of
+// which lies inside a folder of another (the framework's config.toml, log.txt and .pardyn.lock
+// included), naming both outputs.
+void check_output_files(const std::vector<OutputFiles>& outputs);
+
 // Builds every plugin object of the scenario (as a run would, on the CPU backend) without generating
 // particles or writing anything: what `pardyn validate` does after the schema checks.
 void check_objects(const Scenario& sc, const Registry& registry);
@@ -136,6 +147,7 @@ private:
   bool wants_energy(std::uint64_t step) const;
   void evaluate_forces();  // one evaluation of every term (energies when need_energy_)
   void lock_output_folder();  // one run per output folder at a time (rank 0)
+  void replace_earlier_run();  // a fresh run removes what an earlier one wrote (rank 0)
   void report_timing(std::uint64_t steps);  // the closing breakdown (docs/performance.md)
   // Checkpoints (checkpoint.hpp): the whole state to a file (collective), and back.
   void write_checkpoint(const char* reason);
@@ -187,6 +199,7 @@ private:
   std::uint64_t first_step_ = 0;
   std::size_t built_at_size_ = 0;
   int lock_fd_ = -1;  // <output>/.pardyn.lock, held while the run lives
+  std::vector<std::string> output_names_;  // what the outputs write (Observer::files()), normalised
   double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
   // Where the loop's time goes (docs/performance.md): seconds per phase, summed over the steps
   // whose phases are timed (sample), and over every observation and checkpoint.
