@@ -204,11 +204,16 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
     case ParamType::Int: {
       auto i = node.as_integer();
       if (!i) {
-        if (auto f = node.as_floating_point())
+        if (auto f = node.as_floating_point()) {
+          if (!std::isfinite(f->get())) {
+            diag.error(node.source(), what + " must be an integer, not " + number_text(f->get()));
+            return false;
+          }
           if (std::floor(f->get()) == f->get()) {
             diag.error(node.source(), what + " must be an integer: write it without a decimal point");
             return false;
           }
+        }
         return bad_type(type_name(node));
       }
       if (!check_range(node, double(i->get()))) return false;
@@ -741,8 +746,12 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
+    std::string why(e.description());
+    // toml++ says only that it "could not be interpreted": 1e400 is beyond a double.
+    if (why.find("floating-point") != std::string::npos && why.find("interpreted") != std::string::npos)
+      why += " (a float must lie within the range of a double, about 1.8e308 in magnitude)";
     throw Error(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
-                ": TOML syntax error: " + std::string(e.description()));
+                ": TOML syntax error: " + why);
   }
   for (const auto& o : overrides) apply_override(root, o);
 

@@ -101,7 +101,7 @@ void check_representable(const HostParticles& hp, const ParticleBlock& pb, int d
                                              std::string(to_string(precision)) + " (" +
                                              number_text(limit) + ")"
                                        : "") +
-                  "; check the block's offset, velocity and the generator's sizes" +
+                  "; check the block's offset, velocity, temperature and the generator's sizes" +
                   (precision == Precision::Float && std::isfinite(v[i])
                        ? " (or set [simulation] precision = \"double\")"
                        : ""));
@@ -640,12 +640,12 @@ void Simulation::generate(const Scenario& sc, const Registry& registry) {
         if (!pb.velocity.empty()) hp.v[d][i] += pb.velocity[d];
       }
     }
-    check_representable(hp, pb, sc.dim, sc.precision);
     if (hp.type.size() != n) hp.type.assign(n, 0);
     // A generator may give some particles their own type (the galaxy's central body); the block's
     // type is added to it.
     for (auto& t : hp.type) t += pb.particle_type;
     add_thermal_velocities(hp, 0, n, pb.temperature, rng, pb.uniform_velocities);
+    check_representable(hp, pb, sc.dim, sc.precision);
     all.append(hp);
   }
   for (std::size_t i = 0; i < all.size(); ++i) all.id[i] = std::int64_t(i);
@@ -1514,23 +1514,31 @@ std::string Simulation::non_finite_message() {
                        : "; lower dt (they met in one step) or give the law a softening (eps > 0)") +
            non_finite_hint();
   }
-  std::string who;
-  for (std::size_t i = 0; i < hp.size() && who.empty(); ++i)
-    for (int d = 0; d < dim && who.empty(); ++d)
-      if (!std::isfinite(hp.x[d][i]))
-        who = "; particle " + std::to_string(hp.id[i]) + " has a non-finite position";
-  for (std::size_t i = 0; i < hp.size() && who.empty(); ++i)
-    for (int d = 0; d < dim && who.empty(); ++d) {
-      const char* what = !std::isfinite(hp.x[d][i])   ? "position"
-                         : !std::isfinite(hp.v[d][i]) ? "velocity"
-                         : !std::isfinite(hp.a[d][i]) ? "acceleration"
-                                                      : nullptr;
-      if (what) who = "; particle " + std::to_string(hp.id[i]) + " has a non-finite " + what;
-    }
-  if (step_ == 0)
-    return head + ", before any step" + who +
-           ": the forces of the initial positions overflow; are particles too close for a law "
-           "without softening? Space them out or give the law a softening (eps > 0)";
+  // The first particle with a non-finite position, else velocity, else acceleration.
+  std::string who, what;
+  for (const char* kind : {"position", "velocity", "acceleration"}) {
+    const std::vector<double>* v = kind[0] == 'p' ? hp.x : kind[0] == 'v' ? hp.v : hp.a;
+    for (std::size_t i = 0; i < hp.size() && who.empty(); ++i)
+      for (int d = 0; d < dim && who.empty(); ++d)
+        if (i < v[d].size() && !std::isfinite(v[d][i])) {
+          who = "; particle " + std::to_string(hp.id[i]) + " has a non-finite " + kind;
+          what = kind;
+        }
+    if (!who.empty()) break;
+  }
+  if (step_ == 0) {
+    if (what == "acceleration")
+      return head + ", before any step" + who +
+             ": the forces of the initial positions overflow; are particles too close for a law "
+             "without softening? Space them out or give the law a softening (eps > 0)";
+    if (!what.empty())
+      return head + ", before any step" + who +
+             ": check the [[particles]] blocks (temperature, velocity, offset) and the generator's "
+             "sizes";
+    return head + ", before any step: every position, velocity and force is finite but the energy "
+                  "sums overflow (velocities, masses, forces or potential parameters near 1e154 "
+                  "or more); check the [[particles]] blocks and the [[potential]] parameters";
+  }
   return head + who +
          "; the time step is probably too large for the closest encounters: lower dt or raise the "
          "softening" + non_finite_hint();
