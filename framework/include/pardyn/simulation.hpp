@@ -62,8 +62,9 @@ Resume prepare_resume(const std::string& where, const std::string& file,
 // Registers the framework's own outputs (the checkpoint output) with a registry.
 void register_builtin_outputs(Registrar& r);
 
-// Builds every plugin object of the scenario (as a run would, on the CPU backend) without generating
-// particles or writing anything: what `pardyn validate` does after the schema checks.
+// Builds every plugin object of the scenario but the observers (as a run would, on the CPU backend)
+// without generating particles or writing anything: a quick check for embedding programs.
+// `pardyn validate` checks more: it makes the Simulation with RunOptions::check_only.
 void check_objects(const Scenario& sc, const Registry& registry);
 
 class Simulation final : public StepContext {
