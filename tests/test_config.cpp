@@ -211,3 +211,51 @@ TEST(Config, SchemeChosenByParticleCountForLawsWithAShortRangePart) {
   EXPECT_EQ(scheme_for("log", 10000, "wall", &notes), "all_pairs");
   EXPECT_TRUE(notes.empty());
 }
+
+// Every integer parameter has a range (issue 15): a count, an interval or a thread number given as
+// 10^12 or 2^32 + 1 is refused by the schema, never truncated or allocated.
+TEST(Config, EveryIntegerParameterHasARange) {
+  auto check = [](const Schema& schema, const std::string& owner) {
+    for (const auto& p : schema.specs()) {
+      if (p.type != ParamType::Int && p.type != ParamType::IntList) continue;
+      EXPECT_TRUE(p.min.has_value()) << owner << ": '" << p.name << "' has no lower bound";
+      EXPECT_TRUE(p.max.has_value()) << owner << ": '" << p.name << "' has no upper bound";
+      if (p.min && p.max) {
+        EXPECT_LE(*p.min, *p.max) << owner << ": '" << p.name << "'";
+      }
+    }
+  };
+  check(simulation_schema(), "[simulation]");
+  check(box_schema(), "[box]");
+  check(particles_common_schema(), "[[particles]]");
+  check(integrator_common_schema(), "[integrator]");
+  std::size_t plugins = 0;
+  for (const FactoryInfo* f : test::registry().list()) {
+    check(f->schema, f->name);
+    ++plugins;
+  }
+  EXPECT_GE(plugins, 20u);
+}
+
+TEST(Config, OutOfRangeIntegersAndIndicesAreRefusedWithTheirSource) {
+  const std::string path = write_scenario("ranges", kValid);
+  auto error_of = [&](const std::string& set) {
+    try {
+      load_scenario(path, {set}, test::registry());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("simulation.threads=4294967297")
+                .find("--set simulation.threads=4294967297: 'threads' in [simulation] is "
+                      "4294967297; it must be >= 0 and <= 4096"),
+            std::string::npos);
+  EXPECT_NE(error_of("particles.0.count=1000000000000").find("is 1000000000000; it must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of("particles.99999999999999999999999.count=1")
+                .find("there is no [[particles]] number 99999999999999999999999"),
+            std::string::npos);
+  EXPECT_NE(error_of("particles.1.count=1").find("there is no [[particles]] number 1"),
+            std::string::npos);
+}

@@ -2,9 +2,13 @@
 #include "pardyn/cuda.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -167,7 +171,8 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
   auto check_range = [&](const toml::node& n, double v) {
     if (in_range(spec, v)) return true;
     std::ostringstream o;
-    o << v;
+    if (auto i = n.as_integer()) o << i->get();  // exactly as written, not rounded to a double
+    else o << v;
     diag.error(n.source(), what + " is " + o.str() + "; it must be " + range_text(spec) +
                                (spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")"));
     return false;
@@ -199,11 +204,16 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
     case ParamType::Int: {
       auto i = node.as_integer();
       if (!i) {
-        if (auto f = node.as_floating_point())
+        if (auto f = node.as_floating_point()) {
+          if (!std::isfinite(f->get())) {
+            diag.error(node.source(), what + " must be an integer, not " + number_text(f->get()));
+            return false;
+          }
           if (std::floor(f->get()) == f->get()) {
             diag.error(node.source(), what + " must be an integer: write it without a decimal point");
             return false;
           }
+        }
         return bad_type(type_name(node));
       }
       if (!check_range(node, double(i->get()))) return false;
@@ -395,9 +405,15 @@ void apply_override(toml::table& root, const std::string& arg) {
     }
     if (auto arr = n->as_array()) {
       std::size_t idx = 0;
-      bool indexed = i + 2 < parts.size() && std::all_of(parts[i + 1].begin(), parts[i + 1].end(), ::isdigit);
+      bool indexed = i + 2 < parts.size() && std::all_of(parts[i + 1].begin(), parts[i + 1].end(), [](unsigned char c) { return std::isdigit(c) != 0; });
       if (indexed) {
-        idx = std::stoul(parts[i + 1]);
+        // Any number of digits: a number past the last block is refused below, not overflowed.
+        const std::string& digits = parts[i + 1];
+        idx = digits.size() > 9 ? std::numeric_limits<std::size_t>::max() : std::stoul(digits);
+        if (idx >= arr->size())
+          throw Error("--set " + arg + ": there is no [[" + p + "]] number " + digits +
+                      "; the scenario has " + std::to_string(arr->size()) + " (numbered from 0" +
+                      (arr->empty() ? "" : " to " + std::to_string(arr->size() - 1)) + ")");
         ++i;
       } else if (arr->size() != 1) {
         throw Error("--set " + arg + ": [[" + p + "]] has " + std::to_string(arr->size()) +
@@ -417,6 +433,36 @@ void apply_override(toml::table& root, const std::string& arg) {
   t->insert_or_assign(std::move(key), std::move(*parsed.get("v")));
 }
 
+// The text of a scenario file. A folder or a device is refused by name (a folder would otherwise
+// read as an empty scenario, "no particles"; /dev/zero would never end), and so is a file larger
+// than any scenario (a pipe, as from <(...), is read up to that size).
+std::string read_scenario_file(const std::string& path) {
+  constexpr std::size_t kMaxScenario = 16u << 20;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st))
+    throw Error(path + " is a folder, not a scenario file; give the .toml file (e.g. " +
+                (fs::path(path) / "scenario.toml").string() + ")");
+  if (fs::is_character_file(st) || fs::is_block_file(st) || fs::is_socket(st))
+    throw Error(path + " is a device or a socket, not a scenario file; give a .toml file");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    text.append(buf, got);
+    if (text.size() > kMaxScenario) {
+      std::fclose(f);
+      throw Error(path + " is larger than 16 MiB, which no scenario is; give the .toml file");
+    }
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw Error(path + ": read error");
+  return text;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -429,17 +475,20 @@ const Schema& simulation_schema() {
                 "floating-point precision of particle data and kernels (sums are always double)")
         .choice("backend", "auto", {"auto", "cpu", "cuda"},
                 "where the particles live and the kernels run; auto = cuda if a GPU is present")
-        .integer("steps", 1000, "number of time steps (with end_time: the most steps taken)", 0)
+        .integer("steps", 1000, "number of time steps (with end_time: the most steps taken)", 0,
+                 double(kMaxSteps))
         .real("end_time", 0.0, "time",
               "stop when the simulation time reaches this (0: run `steps` steps)", 0.0)
-        .integer("seed", 1, "random seed for the generators and stochastic plugins", 0)
+        .integer("seed", 1, "random seed for the generators and stochastic plugins", 0, 1e18)
         .string("output", "", "output folder (empty: out/<name>, relative to the current directory)")
         .strings("plugin_paths", std::vector<std::string>{},
                  "extra plugin files or folders (relative to the scenario file)")
         .integer("progress_interval", 0,
-                 "print a thermo line on the terminal every this many steps (0 = ten per run)", 0)
+                 "print a thermo line on the terminal every this many steps (0 = ten per run)", 0,
+                 double(kMaxSteps))
         .integer("threads", 0,
-                 "CPU threads per rank (0 = all cores, shared evenly by the ranks on one node)", 0)
+                 "CPU threads per rank (0 = all cores, shared evenly by the ranks on one node)", 0,
+                 4096)
         .choice("balance", "speed", {"speed", "equal"},
                 "parallel runs (mpirun), all-pairs ring: size each rank's block by its measured "
                 "speed at the first force evaluation (speed), or give every rank the same share")
@@ -690,14 +739,19 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   std::error_code ec;
   if (!source && !fs::exists(path, ec)) throw Error(path + ": no such file");
   sc.dir = source ? source->dir : fs::absolute(path).parent_path().string();
+  const std::string text = source ? source->text : read_scenario_file(path);
 
   toml::table root;
   try {
-    root = source ? toml::parse(source->text, path) : toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
+    std::string why(e.description());
+    // toml++ says only that it "could not be interpreted": 1e400 is beyond a double.
+    if (why.find("floating-point") != std::string::npos && why.find("interpreted") != std::string::npos)
+      why += " (a float must lie within the range of a double, about 1.8e308 in magnitude)";
     throw Error(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
-                ": TOML syntax error: " + std::string(e.description()));
+                ": TOML syntax error: " + why);
   }
   for (const auto& o : overrides) apply_override(root, o);
 

@@ -379,9 +379,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "pardyn: warning: plugin %s not loaded: %s\n", r.path.c_str(),
                      r.reason.c_str());
     if (*validate) {
-      // Build every plugin object (without generating particles): factories check what a schema
-      // cannot, such as a 3D lattice kind in a 2D run.
-      check_objects(sc, registry);
+      // Everything a run does short of the output folder and the steps: every plugin object is
+      // made (factories check what a schema cannot, such as a 3D lattice kind in a 2D run), the
+      // particles are generated (input files read) and checked.
+      RunOptions check;
+      check.quiet = true;
+      check.check_only = true;
+      check.output = output;
+      Simulation checked(sc, registry, check);
       for (const auto& note : sc.notes) std::cout << "note: " << note << "\n";
       std::cout << file << ": valid (" << sc.particles.size() << " particle block(s), "
                 << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type
@@ -456,6 +461,15 @@ int main(int argc, char** argv) {
     return 1;  // another rank reports it
   } catch (const Error& e) {
     std::fprintf(stderr, "pardyn: error: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // Estimates refuse what cannot fit before it is allocated (memory.hpp); an allocation that fails
+    // anyway is still the size of the input, not a bug.
+    std::fprintf(stderr,
+                 "pardyn: error: out of memory: an allocation failed (the checks before the run "
+                 "estimate the particles' memory, not every structure); lower the number of "
+                 "particles or the sizes the scenario asks for (grids, cells), or run on a machine "
+                 "with more memory\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pardyn: internal error: %s\n", e.what());

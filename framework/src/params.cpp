@@ -123,11 +123,14 @@ Schema& Schema::reals(const std::string& name, std::optional<std::vector<double>
 }
 
 Schema& Schema::integers(const std::string& name, std::optional<std::vector<std::int64_t>> def,
-                         const std::string& doc, std::size_t min_len, std::size_t max_len) {
+                         const std::string& doc, std::size_t min_len, std::size_t max_len,
+                         std::optional<double> min, std::optional<double> max) {
   ParamSpec p;
   p.name = name;
   p.type = ParamType::IntList;
   p.doc = doc;
+  p.min = min;
+  p.max = max;
   if (def) p.default_value = *def;
   p.list_min = min_len;
   p.list_max = max_len;

@@ -23,6 +23,7 @@
 #include "checkpoint.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/math.hpp"
+#include "pardyn/memory.hpp"
 #include "pardyn/output.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/domain.hpp"
@@ -80,10 +81,105 @@ void check_generated(const HostParticles& hp, const ParticleBlock& pb, int dim) 
   for (std::size_t i = 0; i < n; ++i) {
     if (!(hp.mass[i] > 0) || !std::isfinite(hp.mass[i]))
       throw Error(who + ": particle " + std::to_string(i) + " has mass " +
-                  std::to_string(hp.mass[i]) + "; masses must be positive and finite");
+                  number_text(hp.mass[i]) + "; masses must be positive and finite");
     for (int d = 0; d < dim; ++d)
       if (!std::isfinite(hp.x[d][i]))
         throw Error(who + ": particle " + std::to_string(i) + " has a non-finite position");
+  }
+}
+
+// After the block's offset and bulk velocity are added: every position, velocity and mass is finite
+// and, in a float run, within the range of a float (1e308 becomes inf in the store).
+void check_representable(const HostParticles& hp, const ParticleBlock& pb, int dim,
+                         Precision precision) {
+  const double limit = precision == Precision::Float ? double(std::numeric_limits<float>::max())
+                                                     : std::numeric_limits<double>::max();
+  const std::string who = "[[particles]] generator \"" + pb.type + "\" (" + pb.where + ")";
+  auto check = [&](const std::vector<double>& v, const char* what, std::size_t i) {
+    if (i < v.size() && !(std::fabs(v[i]) <= limit))
+      throw Error(who + ": particle " + std::to_string(i) + " has " + what + " " +
+                  number_text(v[i]) +
+                  (std::isfinite(v[i]) ? ", beyond the range of precision " +
+                                             std::string(to_string(precision)) + " (" +
+                                             number_text(limit) + ")"
+                                       : "") +
+                  "; check the block's offset, velocity, temperature and the generator's sizes" +
+                  (precision == Precision::Float && std::isfinite(v[i])
+                       ? " (or set [simulation] precision = \"double\")"
+                       : ""));
+  };
+  for (std::size_t i = 0; i < hp.size(); ++i) {
+    for (int d = 0; d < dim; ++d) {
+      check(hp.x[d], "position coordinate", i);
+      check(hp.v[d], "velocity component", i);
+    }
+    check(hp.mass, "mass", i);
+  }
+}
+
+// The particles the blocks say they make (their `count`); a block without one (a lattice filling its
+// region, a file) adds nothing here and checks its own size when it runs.
+double counted_particles(const Scenario& sc) {
+  double n = 0;
+  for (const auto& b : sc.particles)
+    if (b.params.has("count")) n += double(std::max<std::int64_t>(0, b.params.integer("count")));
+  return n;
+}
+
+// What n particles need at least, checked before they are made (`generated`: the host copies a
+// generator makes, a block's and all blocks' together while they are appended) and again before the
+// store takes them: the particle store and its second copy, which holds the accelerations while
+// energies are computed, on this rank's backend. Neighbour schemes and integrators need more; the
+// check refuses what cannot fit, it does not promise that the rest fits.
+void check_particle_memory(double n, bool generated, const ParticleStore& store, int ranks,
+                           const std::string& what) {
+  if (n > double(kMaxParticles))
+    throw Error(what + " are " + number_text(n) + " particles; a run holds at most " +
+                number_text(double(kMaxParticles)) + ": lower the [[particles]] counts");
+  const double per_rank = n / std::max(1, ranks);
+  const double stored = 2.0 * double(store.bytes_per_particle());
+  const double host_made = generated ? 2.0 * (16.0 * store.dim() + 20.0) : 0.0;
+  const bool device = store.backend() == Backend::Cuda;
+  const double host = host_made * n + (device ? 0.0 : stored * per_rank);
+  const std::string count = what + " (" + number_text(n) + " particles" +
+                            (ranks > 1 ? ", " + number_text(per_rank) + " per rank" : "") + ")";
+  std::string parts;
+  if (host_made > 0) parts = number_text(host_made) + " bytes per particle to generate them";
+  if (!device)
+    parts += (parts.empty() ? "" : ", ") + number_text(stored) +
+             " bytes per particle for the particle store and its copy for the energies";
+  require_host_memory(host, count + " need",
+                      "lower the [[particles]] counts (" + parts +
+                          "; neighbour schemes and integrators need more)");
+  if (!device) return;
+  const double need = stored * per_rank;
+  const cuda::DeviceInfo d = cuda::device_info();
+  if (need > double(d.free_memory))
+    throw Error(count + " need at least " + bytes_text(need) + " of GPU memory (" +
+                number_text(stored) +
+                " bytes per particle for the particle store and its copy for the energies; "
+                "neighbour schemes and integrators need more); " + bytes_text(double(d.free_memory)) +
+                " is free on GPU " + std::to_string(d.id) + " (" + d.name +
+                "): lower the [[particles]] counts, run on several GPUs (mpirun), or set "
+                "[simulation] backend = \"cpu\"");
+}
+
+// A finite cut-off longer than half a periodic side: the minimum image counts every pair once, at
+// its nearest image, so the law would be cut at half the side along that axis instead of at its
+// cut-off (and particles would miss neighbours they should see twice).
+void check_cutoff_in_box(const Potential& pot, const std::string& label, const Box& box, int dim) {
+  if (pot.external()) return;
+  const double cut = pot.cutoff();
+  if (!std::isfinite(cut)) return;
+  for (int d = 0; d < dim; ++d) {
+    if (box.boundary[d] != Boundary::Periodic || !(cut > 0.5 * box.length(d))) continue;
+    throw Error(label + ": its cut-off " + number_text(cut) + " is more than half the periodic box "
+                "side along " + "xyz"[d] + " (" + number_text(box.length(d)) +
+                "): the minimum-image convention sees each pair once, at its nearest image, so the "
+                "law would end at " + number_text(0.5 * box.length(d)) + " along that axis and "
+                "forces and energies would be wrong; make the box at least " +
+                number_text(2 * cut) + " wide along " + "xyz"[d] + " (twice the cut-off) or lower "
+                "the cut-off");
   }
 }
 
@@ -216,7 +312,7 @@ void register_builtin_outputs(Registrar& r) {
       .integer("interval", 0,
                "write a checkpoint every this many steps (0: none by step count; the final one is "
                "written anyway)",
-               0.0)
+               0.0, double(kMaxSteps))
       .real("every_seconds", 0.0, "s (wall clock)",
             "write a checkpoint when this much wall-clock time has passed since the last one (0: "
             "none by time)",
@@ -314,6 +410,7 @@ void check_objects(const Scenario& sc, const Registry& registry) {
       throw Error("potential \"" + p.type + "\" (" + p.where + ") cannot be used with scheme \"" +
                   p.scheme.type + "\"" +
                   (pot->unsupported_reason(kind).empty() ? "" : ": " + pot->unsupported_reason(kind)));
+    check_cutoff_in_box(*pot, "potential \"" + p.type + "\" (" + p.where + ")", sc.box, sc.dim);
   }
   registry.make_integrator(sc.integrator.type, sc.integrator.params, run);
   for (const auto& m : sc.modifiers) registry.make_modifier(m.type, m.params, run);
@@ -406,6 +503,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
       throw Error(ft.label + " cannot be used with scheme \"" + p.scheme.type + "\"" +
                   (why.empty() ? "" : ": " + why));
     }
+    check_cutoff_in_box(*ft.potential, ft.label, run_.box, run_.dim);
     if (const HardWalls* w = ft.potential->hard_walls()) {
       if (has_walls_) throw Error(ft.label + ": only one walls potential may be given");
       has_walls_ = true;
@@ -458,8 +556,13 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     }
     if (pairs) ring_ = std::make_unique<parallel::Ring>(*comm_, backend_.backend);
   }
-  if (resume_) restore_particles(*resume_);
-  else generate(sc, registry);
+  if (resume_) {
+    restore_particles(*resume_);
+  } else {
+    check_particle_memory(counted_particles(sc), true, *store_, run_.ranks,
+                          "the [[particles]] blocks' counts");
+    generate(sc, registry);
+  }
   bool wall_axis = false;
   for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
   if (has_walls_ && !wall_axis)
@@ -516,6 +619,11 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   timing_.cuda = backend_.backend == Backend::Cuda;
 
   // Output folder: a previous run's frames are removed so that the series is never a mix of two runs.
+  // `pardyn validate` stops before it: everything is made and checked, nothing is written.
+  if (opt.check_only) {
+    parallel::agree(comm_, [&] { build_neighbourhoods(); });
+    return;
+  }
   parallel::agree(comm_, [&] {
     if (run_.rank != 0) return;
     make_directories(run_.output_dir);
@@ -670,10 +778,12 @@ void Simulation::generate(const Scenario& sc, const Registry& registry) {
     // type is added to it.
     for (auto& t : hp.type) t += pb.particle_type;
     add_thermal_velocities(hp, 0, n, pb.temperature, rng, pb.uniform_velocities);
+    check_representable(hp, pb, sc.dim, sc.precision);
     all.append(hp);
   }
   for (std::size_t i = 0; i < all.size(); ++i) all.id[i] = std::int64_t(i);
   n_global_ = all.size();
+  check_particle_memory(double(n_global_), false, *store_, run_.ranks, "the generated particles");
   if (comm_) distribute(all);
   store_->upload(all);
 }
@@ -936,6 +1046,19 @@ void Simulation::evaluate_forces() {
   }
 }
 
+void Simulation::build_neighbourhoods() {
+  apply_boundaries();
+  if (domain_) domain_->prepare(*store_);
+  for (auto& f : forces_) {
+    if (f.potential->external()) continue;
+    const auto kind = f.scheme->neighbourhood().kind;
+    if (domain_ && kind == NeighbourhoodKind::CellList)
+      f.scheme->update(domain_->work(), domain_->work_box(), f.potential->reach());
+    else if (!(ring_ && kind == NeighbourhoodKind::AllPairs))
+      f.scheme->update(*store_, run_.box, f.potential->reach());
+  }
+}
+
 void Simulation::check_inside_walls() {
   HostParticles hp(run_.dim);
   store_->download(hp, ParticleStore::kPosition);
@@ -944,8 +1067,8 @@ void Simulation::check_inside_walls() {
     for (std::size_t i = 0; i < hp.size(); ++i)
       if (hp.x[d][i] < run_.box.lo[d] || hp.x[d][i] > run_.box.hi[d])
         throw Error("particle " + std::to_string(i) + " starts outside the walled box: its " +
-                    "xyz"[d] + " = " + std::to_string(hp.x[d][i]) + " is not in [" +
-                    std::to_string(run_.box.lo[d]) + ", " + std::to_string(run_.box.hi[d]) +
+                    "xyz"[d] + " = " + number_text(hp.x[d][i]) + " is not in [" +
+                    number_text(run_.box.lo[d]) + ", " + number_text(run_.box.hi[d]) +
                     "]; generate the particles inside [box] (a generator's region, or the block's "
                     "offset)");
   }
@@ -1043,11 +1166,7 @@ void Simulation::observe(bool final_step) {
       timing.output += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
     }
   } add_output{timing_, t1};
-  if (!t.r.finite)
-    throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
-                " (it was finite at step " + std::to_string(last_finite_step_) +
-                "); the time step is probably too large for the closest encounters: lower dt or "
-                "raise the softening" + non_finite_hint());
+  if (!t.r.finite) throw Error(non_finite_message());
   last_finite_step_ = step_;
   unsigned fields = 0;
   for (auto* o : due) fields |= o->fields();
@@ -1494,6 +1613,77 @@ void Simulation::report_timing(std::uint64_t steps) {
                   100.0 * r.second / loop);
     progress_->message(line);
   }
+}
+
+std::string Simulation::non_finite_message() {
+  std::string head = "the state has non-finite values (NaN or Inf) at step " + std::to_string(step_);
+  if (step_ > 0)
+    head += " (it was finite at step " + std::to_string(last_finite_step_) + ")";
+  // What happened: the particles of this rank, on the host.
+  HostParticles hp(run_.dim);
+  store_->download(hp, ParticleStore::kPosition | ParticleStore::kVelocity |
+                           ParticleStore::kAcceleration | ParticleStore::kMass | ParticleStore::kId);
+  const int dim = run_.dim;
+  auto where = [&](std::size_t i) {
+    std::string s = "(";
+    for (int d = 0; d < dim; ++d) s += (d ? ", " : "") + number_text(hp.x[d][i]);
+    return s + ")";
+  };
+  // Two particles at one place: a law without softening divides by their distance, 0.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < hp.size(); ++i) {
+    bool finite = true;
+    for (int d = 0; d < dim; ++d) finite = finite && std::isfinite(hp.x[d][i]);
+    if (finite) order.push_back(i);
+  }
+  auto key = [&](std::size_t i, int d) { return hp.x[d][i]; };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    for (int d = 0; d < dim; ++d)
+      if (key(a, d) != key(b, d)) return key(a, d) < key(b, d);
+    return a < b;
+  });
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const std::size_t a = order[k - 1], b = order[k];
+    bool same = true;
+    for (int d = 0; d < dim; ++d) same = same && hp.x[d][a] == hp.x[d][b];
+    if (!same) continue;
+    return head + ": particles " + std::to_string(hp.id[a]) + " and " + std::to_string(hp.id[b]) +
+           " are at the same place " + where(a) +
+           ", where the force between them is infinite (a law without softening divides by their "
+           "distance, 0)" +
+           (step_ == 0 ? "; place them apart (the [[particles]] blocks or the file that made them) "
+                         "or give the law a softening (eps > 0)"
+                       : "; lower dt (they met in one step) or give the law a softening (eps > 0)") +
+           non_finite_hint();
+  }
+  // The first particle with a non-finite position, else velocity, else acceleration.
+  std::string who, what;
+  for (const char* kind : {"position", "velocity", "acceleration"}) {
+    const std::vector<double>* v = kind[0] == 'p' ? hp.x : kind[0] == 'v' ? hp.v : hp.a;
+    for (std::size_t i = 0; i < hp.size() && who.empty(); ++i)
+      for (int d = 0; d < dim && who.empty(); ++d)
+        if (i < v[d].size() && !std::isfinite(v[d][i])) {
+          who = "; particle " + std::to_string(hp.id[i]) + " has a non-finite " + kind;
+          what = kind;
+        }
+    if (!who.empty()) break;
+  }
+  if (step_ == 0) {
+    if (what == "acceleration")
+      return head + ", before any step" + who +
+             ": the forces of the initial positions overflow; are particles too close for a law "
+             "without softening? Space them out or give the law a softening (eps > 0)";
+    if (!what.empty())
+      return head + ", before any step" + who +
+             ": check the [[particles]] blocks (temperature, velocity, offset) and the generator's "
+             "sizes";
+    return head + ", before any step: every position, velocity and force is finite but the energy "
+                  "sums overflow (velocities, masses, forces or potential parameters near 1e154 "
+                  "or more); check the [[particles]] blocks and the [[potential]] parameters";
+  }
+  return head + who +
+         "; the time step is probably too large for the closest encounters: lower dt or raise the "
+         "softening" + non_finite_hint();
 }
 
 std::string Simulation::non_finite_hint() const {

@@ -100,7 +100,8 @@ void register_cell_list(Registrar& r) {
                "CPU backend: list each pair once and apply Newton's third law (false: a full list, "
                "each pair computed from both sides; the GPU always uses a full list)")
       .integer("max_cells", 0,
-               "largest number of cells (0: 2 N + 1024); a larger grid gets larger cells", 0.0);
+               "largest number of cells (0: 2 N + 1024); a larger grid gets larger cells", 0.0,
+               1e9);
   r.add(std::move(f), Factory<Scheme>([](const ParamSet& p, const RunInfo& run) {
           return std::unique_ptr<Scheme>(new CellListScheme(p, run));
         }));

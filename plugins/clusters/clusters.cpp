@@ -221,7 +221,8 @@ void register_clusters(Registrar& r) {
   f.backends = kCpu;
 #endif
   f.schema.real("distance", std::nullopt, "length", "linking length: particles closer than this are in one cluster", 0.0, std::nullopt, true)
-      .integer("min_size", 2, "smallest number of particles counted as a cluster", 1);
+      .integer("min_size", 2, "smallest number of particles counted as a cluster", 1,
+               double(kMaxParticles));
   r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
           // Clusters span the particles of several ranks, and the union-find sees one rank's only.
           if (run.ranks > 1)

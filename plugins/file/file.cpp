@@ -42,12 +42,62 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
+// The longest line read; a longer one is an error (a file that is not CSV), not a string that grows
+// until memory runs out.
+constexpr std::size_t kMaxLine = 1 << 20;
+
+// Text of the file for a message: control and non-ASCII bytes as \xNN (a NUL would end the message),
+// at most `max` characters.
+std::string shown(std::string_view s, std::size_t max = 40) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) return out + "...";
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// One line without its '\n' into `text`; false at the end of the file. A line longer than kMaxLine
+// sets `too_long` (and is not read further).
+bool read_line(std::istream& in, std::string& text, bool& too_long) {
+  text.clear();
+  too_long = false;
+  std::streambuf* sb = in.rdbuf();
+  bool any = false;
+  for (;;) {
+    const int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return any;
+    }
+    any = true;
+    if (c == '\n') return true;
+    if (text.size() >= kMaxLine) {
+      too_long = true;
+      return true;
+    }
+    text += char(c);
+  }
+}
+
+enum class Parsed { Ok, NotANumber, OutOfRange };
+
 // Parses the whole field as a number; from_chars, unlike strtod, ignores the locale.
-bool parse_real(std::string_view s, double& out) {
+Parsed parse_real(std::string_view s, double& out) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
+  if (s.empty()) return Parsed::NotANumber;
   const auto res = std::from_chars(s.data(), s.data() + s.size(), out);
-  return res.ec == std::errc() && res.ptr == s.data() + s.size();
+  if (res.ptr != s.data() + s.size()) return Parsed::NotANumber;
+  if (res.ec == std::errc::result_out_of_range) return Parsed::OutOfRange;
+  return res.ec == std::errc() ? Parsed::Ok : Parsed::NotANumber;
 }
 
 bool parse_int(std::string_view s, std::int64_t& out) {
@@ -65,27 +115,20 @@ class CsvFile final : public Generator {
         base_dir_(p.base_dir) {
     if (trim(path_).empty())
       throw Error(context_ + ": path is empty; give the CSV file to read");
+    check_file(resolve(""));  // a missing or special file is refused before anything runs
   }
 
   HostParticles generate(const GenerateContext& ctx) override {
     const int dim = ctx.dim;
-    namespace fs = std::filesystem;
-    fs::path file(path_);
-    if (file.is_relative()) {
-      const std::string& base = ctx.base_dir.empty() ? base_dir_ : ctx.base_dir;
-      if (!base.empty()) file = fs::path(base) / file;
-    }
-    const std::string shown = file.string();
+    const std::filesystem::path file = resolve(ctx.base_dir);
+    const std::string shown_path = shown(file.string(), 4096);
+    check_file(file);
 
-    std::ifstream in(file);
-    if (!in)
-      throw Error(context_ + ": cannot open '" + shown + "'" +
-                  (fs::path(path_).is_relative()
-                       ? " (relative paths start at the scenario's folder)"
-                       : ""));
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(context_ + ": cannot open '" + shown_path + "'" + relative_note());
 
     auto fail = [&](std::size_t line, const std::string& what) {
-      throw Error(shown + ":" + std::to_string(line) + ": " + what + " (" + context_ + ")");
+      throw Error(shown_path + ":" + std::to_string(line) + ": " + what + " (" + context_ + ")");
     };
 
     int where[kColumns];  // field index of each column, -1 if absent
@@ -97,8 +140,13 @@ class CsvFile final : public Generator {
     std::string text;
     std::size_t line = 0;
 
-    while (std::getline(in, text)) {
+    bool too_long = false;
+    while (read_line(in, text, too_long)) {
       ++line;
+      if (too_long)
+        fail(line, "the line is longer than " + std::to_string(kMaxLine) +
+                       " bytes; is this a CSV file? (one particle per line: " +
+                       std::string(dim == 3 ? "x,y,z,vx,vy,vz,mass" : "x,y,vx,vy,mass") + ")");
       if (!text.empty() && text.back() == '\r') text.pop_back();  // files written on Windows
       if (line == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // UTF-8 mark
       const std::string_view content = trim(text);
@@ -111,6 +159,9 @@ class CsvFile final : public Generator {
         have_header = true;
         continue;
       }
+      if (row[kMass].size() >= std::size_t(kMaxParticles))
+        fail(line, "more than " + number_text(double(kMaxParticles)) +
+                       " particles; a run holds at most that many");
       if (parts.size() != fields)
         fail(line, "expected " + std::to_string(fields) +
                        " comma-separated values (one per column of "
@@ -123,23 +174,33 @@ class CsvFile final : public Generator {
         if (c == kType) {
           std::int64_t t = 0;
           if (!parse_int(field, t))
-            fail(line, "type '" + std::string(field) + "' is not a whole number");
+            fail(line, "type '" + shown(field) + "' is not a whole number");
           if (t < 0 || t > INT32_MAX)
-            fail(line, "type " + std::string(field) + " is out of range; types are 0, 1, 2, ...");
+            fail(line, "type " + shown(field) + " is out of range; types are 0, 1, ..., " +
+                           std::to_string(INT32_MAX));
           row[c].push_back(double(t));
           continue;
         }
         double value = 0;
-        if (!parse_real(field, value))
-          fail(line, name + " '" + std::string(field) + "' is not a number");
+        switch (parse_real(field, value)) {
+          case Parsed::Ok: break;
+          case Parsed::NotANumber:
+            fail(line, name + " '" + shown(field) + "' is not a number");
+            break;
+          case Parsed::OutOfRange:
+            fail(line, name + " '" + shown(field) +
+                           "' is out of the range of a double (magnitudes from about 2.2e-308 to "
+                           "1.8e308, or 0); give a number in that range");
+            break;
+        }
         if (!std::isfinite(value))
-          fail(line, name + " is " + std::string(field) + "; give a finite number");
+          fail(line, name + " is " + shown(field) + "; give a finite number");
         if (c == kMass && !(value > 0))
-          fail(line, "mass " + std::string(field) + " is not positive; every mass must be > 0");
+          fail(line, "mass " + shown(field) + " is not positive; every mass must be > 0");
         row[c].push_back(value);
       }
     }
-    if (in.bad()) throw Error(context_ + ": error while reading '" + shown + "'");
+    if (in.bad()) throw Error(context_ + ": error while reading '" + shown_path + "'");
     if (!have_header)
       fail(std::max<std::size_t>(line, 1),
            "no header line; the first line must name the columns, e.g. " +
@@ -161,6 +222,38 @@ class CsvFile final : public Generator {
   }
 
  private:
+  // The file named by `path`: a relative path starts at the scenario's folder.
+  std::filesystem::path resolve(const std::string& base_dir) const {
+    std::filesystem::path file(path_);
+    if (file.is_relative()) {
+      const std::string& base = base_dir.empty() ? base_dir_ : base_dir;
+      if (!base.empty()) file = std::filesystem::path(base) / file;
+    }
+    return file;
+  }
+  std::string relative_note() const {
+    return std::filesystem::path(path_).is_relative()
+               ? " (relative paths start at the scenario's folder)"
+               : "";
+  }
+  // A regular file (after symbolic links): a device (/dev/zero), a pipe or a folder is not read.
+  void check_file(const std::filesystem::path& file) const {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(file, ec);
+    if (!fs::exists(st))
+      throw Error(context_ + ": no such file: '" + shown(file.string(), 4096) + "'" + relative_note());
+    if (fs::is_regular_file(st)) return;
+    const char* what = fs::is_directory(st)           ? "a folder"
+                       : fs::is_character_file(st)    ? "a character device"
+                       : fs::is_block_file(st)        ? "a block device"
+                       : fs::is_fifo(st)              ? "a pipe (FIFO)"
+                       : fs::is_socket(st)            ? "a socket"
+                                                      : "not a regular file";
+    throw Error(context_ + ": '" + shown(file.string(), 4096) + "' is " + what +
+                ", not a CSV file; give the path of a regular file");
+  }
+
   template <class Fail>
   static void read_header(const std::vector<std::string_view>& parts, int dim, int where[kColumns],
                           Fail&& fail) {
@@ -171,10 +264,10 @@ class CsvFile final : public Generator {
       int c = 0;
       while (c < kColumns && name != kNames[c]) ++c;
       if (c == kColumns)
-        fail("unknown column '" + std::string(name) + "' in the header; valid columns: " + valid);
+        fail("unknown column '" + shown(name) + "' in the header; valid columns: " + valid);
       if (dim == 2 && (c == kZ || c == kVz))
-        fail("column '" + std::string(name) + "' is for 3D runs but the run is 2D; remove it");
-      if (where[c] >= 0) fail("column '" + std::string(name) + "' appears twice in the header");
+        fail("column '" + shown(name) + "' is for 3D runs but the run is 2D; remove it");
+      if (where[c] >= 0) fail("column '" + shown(name) + "' appears twice in the header");
       where[c] = int(f);
     }
     std::string missing;

@@ -213,7 +213,8 @@ FactoryInfo galaxy_info() {
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
-  f.schema.integer("count", std::nullopt, "number of stars (the central body is extra)", 1)
+  f.schema.integer("count", std::nullopt, "number of stars (the central body is extra)", 1,
+                   double(kMaxParticles - 1))
       .real("total_mass", 1.0, "mass", "mass M of the galaxy, central body and stars together", 0.0,
             std::nullopt, true)
       .real("central_fraction", 0.5, "1",

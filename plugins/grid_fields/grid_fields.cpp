@@ -323,9 +323,11 @@ void register_grid_fields(Registrar& r) {
   interval.doc = "write the fields every this many steps (and at step 0 and the last step)";
   interval.default_value = std::int64_t{100};
   interval.min = 1;
+  interval.max = double(kMaxSteps);
   info.schema.add(interval)
-      .integers("cells", std::nullopt, "number of cells per axis: [nx, ny] in 2D, [nx, ny, nz] in 3D",
-                2, 3)
+      .integers("cells", std::nullopt, "number of cells per axis: [nx, ny] in 2D, [nx, ny, nz] in 3D "
+                "(at most 1e8 cells in all)",
+                2, 3, 1, 100000000)
       .boolean("compress", true, "compress the binary data")
       .choice("compressor", "lz4", {"lz4", "zlib", "lzma"},
               "lz4: fast; zlib: smaller, slower; lzma: smallest, slowest. ParaView reads all three");
@@ -348,8 +350,9 @@ void register_grid_fields(Registrar& r) {
               throw Error(where + ": the box has no extent along axis " + std::to_string(d) +
                           "; set [box] lo < hi");
             total *= cells[d];
-            if (total > (std::int64_t(1) << 31))
-              throw Error(where + ": cells asks for more than 2^31 cells; use fewer");
+            if (total > 100000000)
+              throw Error(where + ": cells asks for more than 1e8 cells (each takes about 100 "
+                          "bytes of sums); use fewer");
             s.cells[d] = int(cells[d]);
           }
           s.interval = static_cast<std::uint64_t>(ps.integer("interval"));

@@ -61,7 +61,7 @@ const Kind& kind_named(const std::string& name) {
 // cell (up to rounding) holds the whole number of cells it was meant to.
 constexpr double kSlack = 1e-9;
 // More sites than this is a mistake in the input (a spacing in the wrong unit), not a simulation.
-constexpr double kMaxSites = 2e9;
+constexpr double kMaxSites = double(kMaxParticles);
 // A periodic side within this fraction of a whole number of cells is fitted to it.
 constexpr double kFitTolerance = 1e-4;
 
@@ -322,7 +322,7 @@ FactoryInfo lattice_info() {
       .choice("kind", std::nullopt, {"square", "hexagonal", "sc", "fcc"},
               "lattice: square or hexagonal in 2D, sc (simple cubic) or fcc in 3D")
       .integer("count", std::int64_t(0), "number of particles; 0 = one on every site of the region",
-               0)
+               0, double(kMaxParticles))
       .real("spacing", 0.0, "length",
             "lattice constant a (fcc: cube side); 0 = derive it from density or count", 0.0)
       .real("density", 0.0, "length^-dim",

@@ -150,7 +150,8 @@ FactoryInfo plummer_info() {
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
   f.schema
-      .integer("count", std::nullopt, "number of particles (equal masses total_mass / count)", 1)
+      .integer("count", std::nullopt, "number of particles (equal masses total_mass / count)", 1,
+                   double(kMaxParticles))
       .real("total_mass", 1.0, "mass", "total mass M of the sphere", 0.0, std::nullopt, true)
       .real("scale_radius", 1.0, "length", "Plummer scale radius a (half-mass radius 1.3048 a)",
             0.0, std::nullopt, true)

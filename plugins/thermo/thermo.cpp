@@ -263,6 +263,7 @@ void register_thermo(Registrar& r) {
   interval.doc = "write a row every this many steps (and at step 0 and the last step)";
   interval.default_value = std::int64_t{10};
   interval.min = 1;
+  interval.max = double(kMaxSteps);
   ParamSpec columns;  // a list of strings from a fixed set, checked by the schema
   columns.name = "columns";
   columns.type = ParamType::StringList;

@@ -76,6 +76,10 @@ void register_tree(Registrar& r) {
           p.theta = ps.real("theta");
           p.quadrupole = ps.boolean("quadrupole");
           p.leaf_size = int(ps.integer("leaf_size"));
+          // Refused when made (and so by `pardyn validate`), not at the first force evaluation.
+          if (run.box.any_periodic(run.dim))
+            throw Error((ps.context.empty() ? std::string("scheme \"tree\"") : ps.context) + ": " +
+                        tree_periodic_message());
           return std::unique_ptr<Scheme>(new TreeScheme(p, run));
         }));
 }

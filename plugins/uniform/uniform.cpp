@@ -282,7 +282,7 @@ FactoryInfo uniform_info() {
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
-  f.schema.integer("count", std::nullopt, "number of particles", 1)
+  f.schema.integer("count", std::nullopt, "number of particles", 1, double(kMaxParticles))
       .reals("region_lo", std::vector<double>{}, "length",
              "lower corner of the region, one value per axis; empty = the box's lower corner", 0, 3)
       .reals("region_hi", std::vector<double>{}, "length",
@@ -291,7 +291,7 @@ FactoryInfo uniform_info() {
             0.0)
       .real("mass", 1.0, "mass", "mass of each particle", 0.0, std::nullopt, true)
       .integer("max_attempts", std::int64_t(1000),
-               "random candidates per particle, on average, before giving up", 1);
+               "random candidates per particle, on average, before giving up", 1, 1e9);
   return f;
 }
 

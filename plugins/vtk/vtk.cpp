@@ -488,6 +488,7 @@ ParamSpec step_interval(std::int64_t def) {
   p.doc = "write a frame every this many steps (and at step 0 and the last step)";
   p.default_value = def;
   p.min = 1;
+  p.max = double(kMaxSteps);
   return p;
 }
 

@@ -721,7 +721,7 @@ steps = 5
 backend = "cpu"
 [box]
 lo = [0.0, 0.0, 0.0]
-hi = [4.0, 4.0, 4.0]
+hi = [5.0, 5.0, 5.0]
 boundary = "periodic"
 [[particles]]
 generator = "lattice"

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,19 @@ enum class Precision { Float, Double };
 
 inline const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
 inline const char* to_string(Precision p) { return p == Precision::Float ? "float" : "double"; }
+
+// Bounds of the counts a scenario gives (every integer parameter of a schema has a range): the most
+// particles one run may hold (the neighbour structures index particles with 32-bit integers) and the
+// most steps, which also bounds every "every this many steps" interval.
+constexpr std::int64_t kMaxParticles = 2000000000;
+constexpr std::int64_t kMaxSteps = 1000000000000000;  // 1e15
+
+// A number for a message: 6 significant digits, never rounded to 0 (1e-09, 0.25, 1.5e+30, inf).
+inline std::string number_text(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
+}
 
 // Bit sets used in plugin descriptors to say what a factory supports.
 enum : unsigned { kDim2 = 1u, kDim3 = 2u, kDimAll = 3u };

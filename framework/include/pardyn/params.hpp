@@ -53,8 +53,11 @@ public:
   Schema& reals(const std::string& name, std::optional<std::vector<double>> def,
                 const std::string& unit, const std::string& doc, std::size_t min_len = 0,
                 std::size_t max_len = 0);
+  // min, max: the range of every element.
   Schema& integers(const std::string& name, std::optional<std::vector<std::int64_t>> def,
-                   const std::string& doc, std::size_t min_len = 0, std::size_t max_len = 0);
+                   const std::string& doc, std::size_t min_len = 0, std::size_t max_len = 0,
+                   std::optional<double> min = std::nullopt,
+                   std::optional<double> max = std::nullopt);
   Schema& strings(const std::string& name, std::optional<std::vector<std::string>> def,
                   const std::string& doc, std::size_t min_len = 0, std::size_t max_len = 0);
 

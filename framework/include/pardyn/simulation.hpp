@@ -36,6 +36,10 @@ struct RunOptions {
   std::shared_ptr<const checkpoint::Data> resume;
   std::string resume_file;
   bool resume_changed = false;
+  // pardyn validate: every object is made and the particles generated (input files read, memory
+  // estimated, walls checked), as for a run, but the output folder is not touched; run() must not
+  // be called.
+  bool check_only = false;
 };
 
 // pardyn run --resume WHERE [FILE]: the newest intact checkpoint at WHERE (a file, a run's output
@@ -69,8 +73,10 @@ struct OutputFiles {
 // included), naming both outputs.
 void check_output_files(const std::vector<OutputFiles>& outputs);
 
-// Builds every plugin object of the scenario (as a run would, on the CPU backend) without generating
-// particles or writing anything: what `pardyn validate` does after the schema checks.
+// Builds every plugin object of the scenario (as a run would, on the CPU backend, observers included
+// for the names of their files) without generating particles or writing anything: a quick check
+// for embedding programs. `pardyn validate` checks more: it makes the Simulation with
+// RunOptions::check_only (particles generated, input files read, neighbour structures built).
 void check_objects(const Scenario& sc, const Registry& registry);
 
 class Simulation final : public StepContext {
@@ -143,6 +149,9 @@ private:
   Reductions reduce_all();  // the backend's sums, over all ranks
   Thermo thermo_now();
   void check_inside_walls();
+  // pardyn validate: the state at the start of a run (boundaries applied) and every scheme's
+  // structure built over it, which is where a scheme checks what it needs of the law and the box.
+  void build_neighbourhoods();
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
   void evaluate_forces();  // one evaluation of every term (energies when need_energy_)
@@ -155,6 +164,9 @@ private:
   void restore_states(const checkpoint::Data& ck);
   std::size_t rank_offset(const checkpoint::Data& ck) const;  // this rank's first particle in it
   std::string non_finite_hint() const;
+  // The error for a non-finite state: what happened (two particles at one place, the first particle
+  // with a non-finite value) and what to do.
+  std::string non_finite_message();
 
   Scenario scenario_;
   RunInfo run_;

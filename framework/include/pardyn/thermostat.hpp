@@ -56,7 +56,8 @@ inline Schema thermostat_schema() {
             "time the ramp reaches temperature_end (equal to ramp_start: a jump at that time)", 0.0)
       .real("tau", 1.0, "time", "relaxation time of the thermostat", 0.0, std::nullopt, true)
       .integer("interval", std::int64_t(1),
-               "act every this many steps, over the time elapsed since the last action", 1);
+               "act every this many steps, over the time elapsed since the last action", 1,
+               double(kMaxSteps));
   return s;
 }
 
@@ -74,7 +75,7 @@ inline ThermostatSettings thermostat_settings(const ParamSet& p, const RunInfo& 
     s.target.end = s.target.start;
     s.target.ramp_end = s.target.ramp_start;
   } else if (end < 0) {
-    throw Error(where + ": temperature_end = " + std::to_string(end) +
+    throw Error(where + ": temperature_end = " + number_text(end) +
                 " is negative; give a temperature >= 0, or -1 for no ramp");
   } else {
     s.target.end = end;
@@ -82,8 +83,8 @@ inline ThermostatSettings thermostat_settings(const ParamSet& p, const RunInfo& 
       throw Error(where + ": temperature_end is given but ramp_end is not; set ramp_end (and "
                           "ramp_start, default 0) to the time the target reaches temperature_end");
     if (s.target.ramp_end < s.target.ramp_start)
-      throw Error(where + ": ramp_end = " + std::to_string(s.target.ramp_end) +
-                  " is before ramp_start = " + std::to_string(s.target.ramp_start) +
+      throw Error(where + ": ramp_end = " + number_text(s.target.ramp_end) +
+                  " is before ramp_start = " + number_text(s.target.ramp_start) +
                   "; the ramp must end after it starts");
   }
   s.tau = p.real("tau");
