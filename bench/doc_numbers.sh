@@ -42,17 +42,17 @@ example plummer examples/plummer/plummer.toml
 
 echo "== the 2D real gas at scale (bench/real_gas_scaling.sh)"
 if [ "${QUICK:-0}" = 1 ]; then
-  OUT=$root/scaling "$here/bench/real_gas_scaling.sh" "$pardyn" cell_list,tree 1000000:1000
+  OUT=$root/scaling bash "$here/bench/real_gas_scaling.sh" "$pardyn" cell_list,tree 1000000:1000
 else
-  OUT=$root/scaling "$here/bench/real_gas_scaling.sh" "$pardyn" cell_list,tree 1000000:1000 10000000:200
+  OUT=$root/scaling bash "$here/bench/real_gas_scaling.sh" "$pardyn" cell_list,tree 1000000:1000 10000000:1000
 fi
 
 echo "== checkpoints (bench/checkpoint_cost.sh, 10^6 particles)"
-OUT=$root/checkpoint "$here/bench/checkpoint_cost.sh" "$pardyn" 1000000 1000 100
+OUT=$root/checkpoint bash "$here/bench/checkpoint_cost.sh" "$pardyn" 1000000 1000 100
 
 if [ -n "$all_pairs" ]; then
   echo "== all-pairs gravity, 3D float"
-  $all_pairs 1048576 2>&1 | tail -4
+  $all_pairs 1048576 2>&1 | grep -v "(CPU" | tail -6
   $all_pairs --memory 100000000 2>&1 | tail -2
 fi
 if [ -n "$tree" ]; then
