@@ -491,9 +491,9 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
   const int dim = s.dim();
   if (!(opt.cutoff > 0))
     throw Error("cell_list: the interaction range must be positive (got " +
-                number_text(opt.cutoff) + ")");
+                format_number(opt.cutoff) + ")");
   if (!(opt.skin >= 0) || !std::isfinite(opt.skin))
-    throw Error("cell_list: skin must be a finite length >= 0 (got " + number_text(opt.skin) +
+    throw Error("cell_list: skin must be a finite length >= 0 (got " + format_number(opt.skin) +
                 ")");
   if (opt.near < 1) throw Error("cell_list: near must be at least 1 ring of cells");
 
@@ -527,9 +527,9 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
     plan.half = plan.verlet && opt.half_list && s.backend() == Backend::Cpu;
     plan.range = plan.verlet ? opt.cutoff + opt.skin : opt.cutoff;
     if (opt.cell_size > 0 && opt.cell_size < plan.range)
-      throw Error("cell_list: cell_size = " + number_text(opt.cell_size) +
+      throw Error("cell_list: cell_size = " + format_number(opt.cell_size) +
                   " is smaller than the range it must cover (cut-off + skin = " +
-                  number_text(plan.range) + "); raise cell_size or leave it out");
+                  format_number(plan.range) + "); raise cell_size or leave it out");
     plan.min_width = std::max(opt.cell_size, plan.range);
     plan.half_skin2 = 0.25 * opt.skin * opt.skin;
   }

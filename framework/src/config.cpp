@@ -206,7 +206,7 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
       if (!i) {
         if (auto f = node.as_floating_point()) {
           if (!std::isfinite(f->get())) {
-            diag.error(node.source(), what + " must be an integer, not " + number_text(f->get()));
+            diag.error(node.source(), what + " must be an integer, not " + format_number(f->get()));
             return false;
           }
           if (std::floor(f->get()) == f->get()) {
@@ -718,7 +718,7 @@ void energy_notes(Scenario& sc, const Registry& registry) {
     try {
       pot = registry.make_potential(p.type, p.params, run);
     } catch (const Error&) {
-      continue;  // reported where the run's objects are made (check_objects, Simulation)
+      continue;  // reported where the run's objects are made (the Simulation)
     }
     if (const HardWalls* w = pot->hard_walls(); w && w->restitution < 1)
       causes.push_back("the walls of \"" + p.type + "\" (restitution < 1)");

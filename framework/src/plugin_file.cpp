@@ -226,11 +226,11 @@ Inspection inspect(const std::string& path) {
     return fail("cannot read its symbols" + rebuild);
   bool descriptor = false;
   for (const auto& s : syms)
-    if (s.st_shndx != SHN_UNDEF && std::strcmp(name_of(dynstr, s.st_name), "pardyn_plugin_descriptor") == 0)
+    if (s.st_shndx != SHN_UNDEF && std::strcmp(name_of(dynstr, s.st_name), kDescriptorSymbol) == 0)
       descriptor = true;
   if (!descriptor)
-    return fail("not a pardyn plugin: it has a pardyn stamp but exports no 'pardyn_plugin_descriptor'" +
-                rebuild);
+    return fail(std::string("not a pardyn plugin: it has a pardyn stamp but exports no '") +
+                kDescriptorSymbol + "'" + rebuild);
   return r;
 }
 

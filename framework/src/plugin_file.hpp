@@ -8,6 +8,9 @@
 
 namespace pardyn::plugin_file {
 
+// The symbol PARDYN_PLUGIN exports (its BOOST_DLL_ALIAS) and the loader looks up.
+constexpr const char* kDescriptorSymbol = "pardyn_plugin_descriptor";
+
 // Why `path` (absolute, without symbolic links) cannot be trusted, or "" if it can: it and every
 // folder above it up to / must be owned by root or by the user running pardyn and be writable by
 // nobody else. A folder with the sticky bit (such as /tmp, mode 1777) may be writable by others when

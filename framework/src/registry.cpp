@@ -33,8 +33,6 @@ const char* to_string(PluginKind k) {
 
 namespace {
 
-constexpr const char* kDescriptorSymbol = "pardyn_plugin_descriptor";
-
 // Collects a plugin's factories until every check has passed.
 class Staging final : public Registrar {
 public:
@@ -207,40 +205,22 @@ void Registry::load_file(const std::string& path) {
   } catch (const std::exception& e) {
     return refuse(std::string("cannot be loaded: ") + e.what());
   }
-  if (!lib->has(kDescriptorSymbol))
-    return refuse(std::string("not a pardyn plugin: it exports no '") + kDescriptorSymbol +
+  if (!lib->has(plugin_file::kDescriptorSymbol))
+    return refuse(std::string("not a pardyn plugin: it exports no '") + plugin_file::kDescriptorSymbol +
                   "' (a plugin ends with PARDYN_PLUGIN(register_fn) or PARDYN_PAIR_POTENTIAL_PLUGIN)");
   const PluginDescriptor* d = nullptr;
   try {
-    d = lib->get_alias<const PluginDescriptor*()>(kDescriptorSymbol)();
+    d = lib->get_alias<const PluginDescriptor*()>(plugin_file::kDescriptorSymbol)();
   } catch (const std::exception& e) {
     return refuse(std::string("descriptor cannot be read: ") + e.what());
   }
   if (!d) return refuse("its descriptor is null");
+  // The stamp passed the version checks above; the descriptor must say the same.
   if (d->abi != stamp.abi || std::string(d->pardyn_version) != stamp.pardyn_version ||
       std::string(d->build_id) != stamp.build_id || d->cuda_version != stamp.cuda_version ||
       std::string(d->cuda_archs) != stamp.cuda_archs || std::string(d->name) != stamp.name)
     return refuse("its descriptor and its stamp differ (a plugin writes both with one "
                   "PARDYN_PLUGIN); rebuild it against this pardyn");
-  if (d->abi != kPluginAbi)
-    return refuse("plugin ABI version " + std::to_string(d->abi) + ", this pardyn needs " +
-                  std::to_string(kPluginAbi) + "; rebuild the plugin against this pardyn");
-  if (std::string(d->pardyn_version) != PARDYN_VERSION_STRING)
-    return refuse(std::string("built for pardyn ") + d->pardyn_version + ", this is pardyn " +
-                  PARDYN_VERSION_STRING + "; rebuild the plugin against this pardyn");
-  if (std::string(d->build_id) != build_id())
-    return refuse(std::string("built with '") + d->build_id + "', pardyn with '" + build_id() +
-                  "' (compiler or C++ ABI differ); rebuild the plugin with the same compiler");
-#if defined(PARDYN_CORE_CUDA_VERSION)
-  if (d->cuda_version != 0 && d->cuda_version / 1000 != PARDYN_CORE_CUDA_VERSION / 1000)
-    return refuse("its GPU code was built with CUDA " + major_cuda(d->cuda_version) +
-                  ", pardyn with CUDA " + major_cuda(PARDYN_CORE_CUDA_VERSION) +
-                  "; rebuild the plugin with the same CUDA toolkit");
-#else
-  if (d->cuda_version != 0)
-    return refuse("it contains GPU code (CUDA " + major_cuda(d->cuda_version) +
-                  ") but this pardyn was built without CUDA; rebuild one of them");
-#endif
   Staging staging(lib, canonical);
   try {
     d->register_factories(staging);
@@ -253,10 +233,11 @@ void Registry::load_file(const std::string& path) {
   }
   LoadedPlugin info{canonical, d->name, d->pardyn_version, d->build_id, d->cuda_version,
                     d->cuda_archs, {}};
-  for (const auto& e : staging.entries)
-    info.factories.push_back(std::string(to_string(e.info.kind)) + " " + e.info.name);
   std::vector<std::pair<int, std::string>> provides;
-  for (const auto& e : staging.entries) provides.emplace_back(int(e.info.kind), e.info.name);
+  for (const auto& e : staging.entries) {
+    info.factories.push_back(std::string(to_string(e.info.kind)) + " " + e.info.name);
+    provides.emplace_back(int(e.info.kind), e.info.name);
+  }
   try {
     commit(std::move(staging.entries), canonical);
   } catch (const Error& e) {

@@ -81,7 +81,7 @@ void check_generated(const HostParticles& hp, const ParticleBlock& pb, int dim) 
   for (std::size_t i = 0; i < n; ++i) {
     if (!(hp.mass[i] > 0) || !std::isfinite(hp.mass[i]))
       throw Error(who + ": particle " + std::to_string(i) + " has mass " +
-                  number_text(hp.mass[i]) + "; masses must be positive and finite");
+                  format_number(hp.mass[i]) + "; masses must be positive and finite");
     for (int d = 0; d < dim; ++d)
       if (!std::isfinite(hp.x[d][i]))
         throw Error(who + ": particle " + std::to_string(i) + " has a non-finite position");
@@ -98,10 +98,10 @@ void check_representable(const HostParticles& hp, const ParticleBlock& pb, int d
   auto check = [&](const std::vector<double>& v, const char* what, std::size_t i) {
     if (i < v.size() && !(std::fabs(v[i]) <= limit))
       throw Error(who + ": particle " + std::to_string(i) + " has " + what + " " +
-                  number_text(v[i]) +
+                  format_number(v[i]) +
                   (std::isfinite(v[i]) ? ", beyond the range of precision " +
                                              std::string(to_string(precision)) + " (" +
-                                             number_text(limit) + ")"
+                                             format_number(limit) + ")"
                                        : "") +
                   "; check the block's offset, velocity, temperature and the generator's sizes" +
                   (precision == Precision::Float && std::isfinite(v[i])
@@ -134,19 +134,19 @@ double counted_particles(const Scenario& sc) {
 void check_particle_memory(double n, bool generated, const ParticleStore& store, int ranks,
                            const std::string& what) {
   if (n > double(kMaxParticles))
-    throw Error(what + " are " + number_text(n) + " particles; a run holds at most " +
-                number_text(double(kMaxParticles)) + ": lower the [[particles]] counts");
+    throw Error(what + " are " + format_number(n) + " particles; a run holds at most " +
+                format_number(double(kMaxParticles)) + ": lower the [[particles]] counts");
   const double per_rank = n / std::max(1, ranks);
   const double stored = 2.0 * double(store.bytes_per_particle());
   const double host_made = generated ? 2.0 * (16.0 * store.dim() + 20.0) : 0.0;
   const bool device = store.backend() == Backend::Cuda;
   const double host = host_made * n + (device ? 0.0 : stored * per_rank);
-  const std::string count = what + " (" + number_text(n) + " particles" +
-                            (ranks > 1 ? ", " + number_text(per_rank) + " per rank" : "") + ")";
+  const std::string count = what + " (" + format_number(n) + " particles" +
+                            (ranks > 1 ? ", " + format_number(per_rank) + " per rank" : "") + ")";
   std::string parts;
-  if (host_made > 0) parts = number_text(host_made) + " bytes per particle to generate them";
+  if (host_made > 0) parts = format_number(host_made) + " bytes per particle to generate them";
   if (!device)
-    parts += (parts.empty() ? "" : ", ") + number_text(stored) +
+    parts += (parts.empty() ? "" : ", ") + format_number(stored) +
              " bytes per particle for the particle store and its copy for the energies";
   require_host_memory(host, count + " need",
                       "lower the [[particles]] counts (" + parts +
@@ -156,7 +156,7 @@ void check_particle_memory(double n, bool generated, const ParticleStore& store,
   const cuda::DeviceInfo d = cuda::device_info();
   if (need > double(d.free_memory))
     throw Error(count + " need at least " + bytes_text(need) + " of GPU memory (" +
-                number_text(stored) +
+                format_number(stored) +
                 " bytes per particle for the particle store and its copy for the energies; "
                 "neighbour schemes and integrators need more); " + bytes_text(double(d.free_memory)) +
                 " is free on GPU " + std::to_string(d.id) + " (" + d.name +
@@ -173,12 +173,12 @@ void check_cutoff_in_box(const Potential& pot, const std::string& label, const B
   if (!std::isfinite(cut)) return;
   for (int d = 0; d < dim; ++d) {
     if (box.boundary[d] != Boundary::Periodic || !(cut > 0.5 * box.length(d))) continue;
-    throw Error(label + ": its cut-off " + number_text(cut) + " is more than half the periodic box "
-                "side along " + "xyz"[d] + " (" + number_text(box.length(d)) +
+    throw Error(label + ": its cut-off " + format_number(cut) + " is more than half the periodic box "
+                "side along " + "xyz"[d] + " (" + format_number(box.length(d)) +
                 "): the minimum-image convention sees each pair once, at its nearest image, so the "
-                "law would end at " + number_text(0.5 * box.length(d)) + " along that axis and "
+                "law would end at " + format_number(0.5 * box.length(d)) + " along that axis and "
                 "forces and energies would be wrong; make the box at least " +
-                number_text(2 * cut) + " wide along " + "xyz"[d] + " (twice the cut-off) or lower "
+                format_number(2 * cut) + " wide along " + "xyz"[d] + " (twice the cut-off) or lower "
                 "the cut-off");
   }
 }
@@ -389,39 +389,6 @@ static std::vector<OutputFiles> framework_files() {
           {"pardyn (the run's log)", "pardyn", {"log.txt"}},
           {"pardyn (the folder's lock)", "pardyn", {".pardyn.lock"}},
           {"pardyn (the list of the run's files)", "pardyn", {".pardyn.files"}}};
-}
-
-void check_objects(const Scenario& sc, const Registry& registry) {
-  RunInfo run;
-  run.dim = sc.dim;
-  run.precision = sc.precision;
-  run.backend = Backend::Cpu;
-  run.box = sc.box;
-  run.seed = sc.seed;
-  run.scenario_dir = sc.dir;
-  run.quiet = true;
-  run.end_time = sc.end_time;
-  for (const auto& pb : sc.particles) registry.make_generator(pb.type, pb.params, run);
-  for (const auto& p : sc.potentials) {
-    auto pot = registry.make_potential(p.type, p.params, run);
-    auto scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run);
-    const auto kind = scheme->neighbourhood().kind;
-    if (!pot->supports(kind))
-      throw Error("potential \"" + p.type + "\" (" + p.where + ") cannot be used with scheme \"" +
-                  p.scheme.type + "\"" +
-                  (pot->unsupported_reason(kind).empty() ? "" : ": " + pot->unsupported_reason(kind)));
-    check_cutoff_in_box(*pot, "potential \"" + p.type + "\" (" + p.where + ")", sc.box, sc.dim);
-  }
-  registry.make_integrator(sc.integrator.type, sc.integrator.params, run);
-  for (const auto& m : sc.modifiers) registry.make_modifier(m.type, m.params, run);
-  // Observers are built (a factory writes nothing; begin() does) for the names of their files.
-  std::vector<OutputFiles> files = framework_files();
-  for (std::size_t k = 0; k < sc.outputs.size(); ++k) {
-    const auto& o = sc.outputs[k];
-    auto obs = registry.make_observer(o.type, o.params, run);
-    files.push_back({output_label(k, o), o.type, obs->files()});
-  }
-  check_output_files(files);
 }
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
@@ -1067,8 +1034,8 @@ void Simulation::check_inside_walls() {
     for (std::size_t i = 0; i < hp.size(); ++i)
       if (hp.x[d][i] < run_.box.lo[d] || hp.x[d][i] > run_.box.hi[d])
         throw Error("particle " + std::to_string(i) + " starts outside the walled box: its " +
-                    "xyz"[d] + " = " + number_text(hp.x[d][i]) + " is not in [" +
-                    number_text(run_.box.lo[d]) + ", " + number_text(run_.box.hi[d]) +
+                    "xyz"[d] + " = " + format_number(hp.x[d][i]) + " is not in [" +
+                    format_number(run_.box.lo[d]) + ", " + format_number(run_.box.hi[d]) +
                     "]; generate the particles inside [box] (a generator's region, or the block's "
                     "offset)");
   }
@@ -1470,8 +1437,7 @@ void Simulation::restore_particles(const checkpoint::Data& ck) {
     slice(mine.x[d], all.x[d]);
     slice(mine.v[d], all.v[d]);
     slice(mine.a[d], all.a[d]);
-    if (all.image[d].size() == all.size()) slice(mine.image[d], all.image[d]);
-    else mine.image[d].clear();
+    slice(mine.image[d], all.image[d]);
   }
   slice(mine.mass, all.mass);
   slice(mine.type, all.type);
@@ -1626,7 +1592,7 @@ std::string Simulation::non_finite_message() {
   const int dim = run_.dim;
   auto where = [&](std::size_t i) {
     std::string s = "(";
-    for (int d = 0; d < dim; ++d) s += (d ? ", " : "") + number_text(hp.x[d][i]);
+    for (int d = 0; d < dim; ++d) s += (d ? ", " : "") + format_number(hp.x[d][i]);
     return s + ")";
   };
   // Two particles at one place: a law without softening divides by their distance, 0.

@@ -160,7 +160,7 @@ class CsvFile final : public Generator {
         continue;
       }
       if (row[kMass].size() >= std::size_t(kMaxParticles))
-        fail(line, "more than " + number_text(double(kMaxParticles)) +
+        fail(line, "more than " + format_number(double(kMaxParticles)) +
                        " particles; a run holds at most that many");
       if (parts.size() != fields)
         fail(line, "expected " + std::to_string(fields) +

@@ -240,10 +240,10 @@ void check_near_zone(const Eval& ev, const CellList& cl) {
   for (int d = 1; d < cl.dim; ++d) w = w < cl.width[d] ? w : cl.width[d];
   const double reach = cl.near * w;
   if (reach < need)
-    throw Error("cell_list far zones: the exact near zone reaches " + number_text(reach) +
+    throw Error("cell_list far zones: the exact near zone reaches " + format_number(reach) +
                 " (near = " + std::to_string(cl.near) + " rings of cells of edge " +
-                number_text(w) + ") but the law's short-range part reaches " +
-                number_text(need) + "; raise the scheme's cell_size or near");
+                format_number(w) + ") but the law's short-range part reaches " +
+                format_number(need) + "; raise the scheme's cell_size or near");
 }
 
 }  // namespace pardyn

@@ -38,10 +38,11 @@ inline const char* to_string(Precision p) { return p == Precision::Float ? "floa
 constexpr std::int64_t kMaxParticles = 2000000000;
 constexpr std::int64_t kMaxSteps = 1000000000000000;  // 1e15
 
-// A number for a message: 6 significant digits, never rounded to 0 (1e-09, 0.25, 1.5e+30, inf).
-inline std::string number_text(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", x);
+// A number for a message: `precision` significant digits, no trailing zeros, never rounded to 0
+// (1e-09, 0.25, 1.5e+30, inf).
+inline std::string format_number(double x, int precision = 6) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*g", precision, x);
   return b;
 }
 

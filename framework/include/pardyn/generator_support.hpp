@@ -21,14 +21,6 @@ constexpr double kPi = 3.14159265358979323846;
 // with every standard library (std::uniform_real_distribution is implementation-defined).
 inline double uniform01(std::mt19937_64& g) { return double(g() >> 11) * 0x1.0p-53; }
 
-// A number for a message: `precision` significant digits, no trailing zeros.
-inline std::string format_number(double x, int precision = 6) {
-  std::ostringstream os;
-  os.precision(precision);
-  os << x;
-  return os.str();
-}
-
 // The axis-aligned region a generator fills: the given corners, or the box where none are given.
 // Errors (wrong number of values, non-finite, empty region) name the keys and start with `context`.
 struct Region {

@@ -73,12 +73,6 @@ struct OutputFiles {
 // included), naming both outputs.
 void check_output_files(const std::vector<OutputFiles>& outputs);
 
-// Builds every plugin object of the scenario (as a run would, on the CPU backend, observers included
-// for the names of their files) without generating particles or writing anything: a quick check
-// for embedding programs. `pardyn validate` checks more: it makes the Simulation with
-// RunOptions::check_only (particles generated, input files read, neighbour structures built).
-void check_objects(const Scenario& sc, const Registry& registry);
-
 class Simulation final : public StepContext {
 public:
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);

@@ -75,7 +75,7 @@ inline ThermostatSettings thermostat_settings(const ParamSet& p, const RunInfo& 
     s.target.end = s.target.start;
     s.target.ramp_end = s.target.ramp_start;
   } else if (end < 0) {
-    throw Error(where + ": temperature_end = " + number_text(end) +
+    throw Error(where + ": temperature_end = " + format_number(end) +
                 " is negative; give a temperature >= 0, or -1 for no ramp");
   } else {
     s.target.end = end;
@@ -83,8 +83,8 @@ inline ThermostatSettings thermostat_settings(const ParamSet& p, const RunInfo& 
       throw Error(where + ": temperature_end is given but ramp_end is not; set ramp_end (and "
                           "ramp_start, default 0) to the time the target reaches temperature_end");
     if (s.target.ramp_end < s.target.ramp_start)
-      throw Error(where + ": ramp_end = " + number_text(s.target.ramp_end) +
-                  " is before ramp_start = " + number_text(s.target.ramp_start) +
+      throw Error(where + ": ramp_end = " + format_number(s.target.ramp_end) +
+                  " is before ramp_start = " + format_number(s.target.ramp_start) +
                   "; the ramp must end after it starts");
   }
   s.tau = p.real("tau");

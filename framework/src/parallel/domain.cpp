@@ -53,10 +53,10 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
     std::string axes;
     for (int d = 0; d < dim; ++d)
       if (box.boundary[d] != Boundary::Open)
-        axes += std::string(axes.empty() ? "" : ", ") + "xyz"[d] + " (" + number_text(box.length(d)) + ")";
+        axes += std::string(axes.empty() ? "" : ", ") + "xyz"[d] + " (" + format_number(box.length(d)) + ")";
     throw Error("cannot split the box into " + std::to_string(K) +
                 " sub-boxes for the short-range scheme: each sub-box must be at least the ghost "
-                "width " + number_text(width) + " (cut-off + skin) wide, along periodic or walled "
+                "width " + format_number(width) + " (cut-off + skin) wide, along periodic or walled "
                 "axes only (bounded axes: " + (axes.empty() ? std::string("none") : axes) +
                 "). Use fewer ranks, a larger box, or make an axis periodic or walled");
   }
