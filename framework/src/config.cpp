@@ -64,13 +64,19 @@ public:
   void error(const toml::source_region& where, const std::string& msg) {
     const toml::source_region& w = where.begin.line > 0 || !fallback_ ? where : *fallback_;
     std::string loc;
-    if (from_override(w))
+    ScenarioError::Problem p{file_, 0, 0, msg};
+    if (from_override(w)) {
       loc = *w.path;
-    else if (w.begin.line > 0)
+      p.file = *w.path;
+    } else if (w.begin.line > 0) {
       loc = file_ + ":" + std::to_string(w.begin.line) + ":" + std::to_string(w.begin.column);
-    else
+      p.line = int(w.begin.line);
+      p.column = int(w.begin.column);
+    } else {
       loc = file_ + " (a section made by --set)";
+    }
     errors_.push_back(loc + ": " + msg);
+    problems_.push_back(std::move(p));
   }
   std::string location(const toml::source_region& where) const {
     if (from_override(where)) return *where.path;
@@ -87,7 +93,7 @@ public:
                                           : std::to_string(errors_.size()) + " errors in scenario:\n";
     for (const auto& e : errors_) msg += "  " + e + "\n";
     msg.pop_back();
-    throw Error(msg);
+    throw ScenarioError(msg, problems_);
   }
   const std::string& file() const { return file_; }
 
@@ -98,6 +104,7 @@ private:
   }
   std::string file_;
   std::vector<std::string> errors_;
+  std::vector<ScenarioError::Problem> problems_;
   const toml::source_region* fallback_ = nullptr;
 };
 
@@ -732,6 +739,8 @@ void energy_notes(Scenario& sc, const Registry& registry) {
 
 }  // namespace
 
+ScenarioError::~ScenarioError() = default;
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        Registry& registry, const ScenarioSource* source) {
   Scenario sc;
@@ -750,8 +759,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     // toml++ says only that it "could not be interpreted": 1e400 is beyond a double.
     if (why.find("floating-point") != std::string::npos && why.find("interpreted") != std::string::npos)
       why += " (a float must lie within the range of a double, about 1.8e308 in magnitude)";
-    throw Error(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
-                ": TOML syntax error: " + why);
+    throw ScenarioError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                            ": TOML syntax error: " + why,
+                        {{path, int(b.line), int(b.column), "TOML syntax error: " + why}});
   }
   for (const auto& o : overrides) apply_override(root, o);
 

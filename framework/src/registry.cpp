@@ -73,11 +73,17 @@ Registry::~Registry() {
 std::string Registry::build_id() { return PARDYN_BUILD_ID; }
 
 std::string Registry::builtin_plugin_dir() {
-  fs::path exe = boost::dll::program_location().native();
-  fs::path dir = exe.parent_path() / ".." / PARDYN_PLUGIN_SUBDIR;
+  // Beside libpardyn itself (<prefix>/lib/libpardyn.so -> <prefix>/lib/pardyn/plugins), which holds
+  // for every program that links it, the Python interpreter included; else beside the program.
   std::error_code ec;
-  fs::path c = fs::weakly_canonical(dir, ec);
-  return (ec ? dir : c).string();
+  auto folder = [&](const fs::path& binary) {
+    fs::path dir = binary.parent_path() / ".." / PARDYN_PLUGIN_SUBDIR;
+    fs::path c = fs::weakly_canonical(dir, ec);
+    return ec ? dir : c;
+  };
+  const fs::path lib = folder(boost::dll::this_line_location().native());
+  if (fs::is_directory(lib, ec)) return lib.string();
+  return folder(boost::dll::program_location().native()).string();
 }
 
 void Registry::load_default() {

@@ -908,6 +908,7 @@ bool Simulation::wants_energy(std::uint64_t step) const {
 
 void Simulation::compute_forces() {
   if (!need_energy_) {
+    energy_fresh_ = false;
     evaluate_forces();
     ++force_evals_;
     return;
@@ -919,6 +920,7 @@ void Simulation::compute_forces() {
   need_energy_ = false;
   evaluate_forces();
   need_energy_ = true;
+  energy_fresh_ = true;
   if (!energy_store_ || energy_store_->capacity() != store_->capacity()) {
     energy_store_ = std::make_unique<ParticleStore>(run_.dim, run_.precision, store_->memory());
     energy_store_->reserve(store_->capacity());
@@ -1108,11 +1110,23 @@ Thermo Simulation::measure() {
 }
 
 void Simulation::observe(bool final_step) {
+  if (seen_step_ != step_) {
+    seen_now_.clear();
+    line_now_ = false;
+    seen_step_ = step_;
+  }
+  // Each observer sees a step once (a run stepped in pieces may ask for the final observation of a
+  // step that was observed as a regular one).
   std::vector<Observer*> due;
   for (auto& o : observers_)
-    if (final_step || step_ % std::max<std::uint64_t>(1, o->interval()) == 0) due.push_back(o.get());
-  const bool line = final_step || step_ % progress_interval_ == 0;
+    if ((final_step || step_ % std::max<std::uint64_t>(1, o->interval()) == 0) &&
+        std::find(seen_now_.begin(), seen_now_.end(), o.get()) == seen_now_.end())
+      due.push_back(o.get());
+  const bool line = (final_step || step_ % progress_interval_ == 0) && !line_now_;
+  if (final_step) observed_now_ = true;
   if (due.empty() && !line) return;
+  seen_now_.insert(seen_now_.end(), due.begin(), due.end());
+  line_now_ = line_now_ || line;
 
   const bool cuda = backend_.backend == Backend::Cuda;
   if (cuda) cuda::synchronize("timing");
@@ -1142,20 +1156,120 @@ void Simulation::observe(bool final_step) {
     host = std::make_shared<HostParticles>(run_.dim);
     store_->download(*host, fields);
   }
+  if (keep_history_) {
+    if (!history_.empty() && history_.back().step == t.step) history_.back() = t;
+    else history_.push_back(t);
+  }
+  last_thermo_ = t;
   ObserveContext ctx{step_, time_, &run_, host.get(), &t, host};
   for (auto* o : due) o->observe(ctx);
   if (line) progress_->thermo_line(t, run_.dim);
 }
 
-void Simulation::run() {
-  for (auto& o : observers_) o->begin(run_);
-  auto end_observers = [&] {
-    for (auto& o : observers_) o->end();
-  };
+std::vector<std::pair<std::string, double>> thermo_columns(const Thermo& t, const RunInfo& run) {
+  std::vector<std::pair<std::string, double>> c;
+  c.reserve(24 + t.extra.size());
+  c.emplace_back("step", double(t.step));
+  c.emplace_back("time", t.time);
+  c.emplace_back("kinetic", t.r.kinetic);
+  c.emplace_back("potential", t.r.potential);
+  c.emplace_back("total", t.total);
+  c.emplace_back("relative_drift", t.relative_drift);
+  if (run.dim == 2) {
+    c.emplace_back("px", t.r.momentum[0]);
+    c.emplace_back("py", t.r.momentum[1]);
+    c.emplace_back("lz", t.r.angular_momentum[2]);
+  } else {
+    const char* p[3] = {"px", "py", "pz"};
+    const char* l[3] = {"lx", "ly", "lz"};
+    for (int d = 0; d < 3; ++d) c.emplace_back(p[d], t.r.momentum[d]);
+    for (int d = 0; d < 3; ++d) c.emplace_back(l[d], t.r.angular_momentum[d]);
+  }
+  c.emplace_back("temperature", t.temperature);
+  c.emplace_back("force_evaluations", double(t.force_evaluations));
+  c.emplace_back("dt", t.dt);
+  c.emplace_back("rejected_steps", double(t.rejected_steps));
+  c.emplace_back("com_drift", t.com_drift);
+  c.emplace_back("pressure", t.pressure);
+  if (run.potential_labels.size() > 1)
+    for (std::size_t k = 0; k < run.potential_labels.size(); ++k)
+      c.emplace_back("potential_" + run.potential_labels[k],
+                     k < t.potential_terms.size() ? t.potential_terms[k] : std::nan(""));
+  for (std::size_t k = 0; k < run.extra_columns.size(); ++k)
+    c.emplace_back(run.extra_columns[k], k < t.extra.size() ? t.extra[k] : std::nan(""));
+  return c;
+}
+
+template <typename F>
+void Simulation::guarded(F&& f) {
   try {
-    const double dt_max = dt_max_;
-    const bool control = scenario_.dt_acceleration && !integrator_->adaptive();
-    const double end_time = scenario_.end_time;
+    f();
+  } catch (...) {
+    failed_ = true;
+    ended_ = true;
+    progress_->finish(steps_done_);
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      progress_->log_only(std::string("error: ") + e.what());
+    } catch (...) {
+    }
+    try {
+      for (auto& o : observers_) o->end();
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+void Simulation::run() {
+  begin_run();
+  advance(scenario_.steps, true);
+  end_run();
+}
+
+void Simulation::add_observer(std::shared_ptr<Observer> o) {
+  if (ended_) throw Error("add an observer before the run has ended");
+  analysis_first_.push_back(run_.extra_columns.size());
+  for (const auto& c : o->columns()) run_.extra_columns.push_back(c);
+  observers_.push_back(o);
+  if (begun_) guarded([&] { o->begin(run_); });
+}
+
+void Simulation::refresh() {
+  particles_changed_ = false;
+  store_->touch();
+  apply_boundaries();
+  if (has_walls_) check_inside_walls();
+  need_energy_ = true;
+  compute_forces();
+  observed_now_ = false;
+}
+
+Thermo Simulation::thermo() {
+  begin_run();
+  if (ended_) throw Error("the run has ended" + std::string(failed_ ? " with an error" : ""));
+  Thermo t;
+  guarded([&] {
+    if (particles_changed_) refresh();
+    if (!energy_fresh_) {
+      need_energy_ = true;
+      compute_forces();
+    }
+    // The observation of this step, with its analyses' columns, when there was one; else the
+    // quantities now (the analyses' columns NaN: they run only at observations).
+    t = seen_step_ == step_ && !seen_now_.empty() && last_thermo_.step == step_ ? last_thermo_
+                                                                                : thermo_now();
+  });
+  return t;
+}
+
+void Simulation::begin_run() {
+  if (begun_) return;
+  if (ended_) throw Error("the run has ended");
+  begun_ = true;
+  guarded([&] {
+    for (auto& o : observers_) o->begin(run_);
     if (resume_) {
       // The state after step s of the run that wrote the checkpoint: particles and their forces
       // (restored in the constructor), the clocks and counters, the plugins' states. Nothing is
@@ -1175,12 +1289,15 @@ void Simulation::run() {
       last_checkpoint_ = resume_file_;
       last_checkpoint_step_ = ck.step;
       have_checkpoint_step_ = true;
+      observed_now_ = true;
       resume_.reset();  // the particles may be many: free them before stepping
       progress_->message("resumed from " + last_checkpoint_ + " at step " +
                          std::to_string(step_) + ", time " + format_value(time_));
     } else {
+      if (particles_changed_) particles_changed_ = false;  // the first forces are computed here
       need_energy_ = true;
       apply_boundaries();
+      if (has_walls_) check_inside_walls();
       time_ring_ = ring_ && scenario_.balance_by_speed && scenario_.rank_weights.empty();
       compute_forces();
       if (time_ring_) {
@@ -1190,24 +1307,38 @@ void Simulation::run() {
       step_ = 0;
       observe(scenario_.steps == 0);
     }
-    const std::uint64_t first = step_;
+    loop_first_ = step_;
+    ckpt_clock_ = std::chrono::steady_clock::now();
+    progress_->start(step_);
+  });
+}
+
+std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
+  begin_run();
+  if (ended_) throw Error("the run has ended" + std::string(failed_ ? " with an error" : ""));
+  const std::uint64_t first = step_;
+  guarded([&] {
+    const double dt_max = dt_max_;
+    const bool control = scenario_.dt_acceleration && !integrator_->adaptive();
+    const double end_time = to_end ? scenario_.end_time : 0.0;
     const auto loop_start = std::chrono::steady_clock::now();
-    ckpt_clock_ = loop_start;
-    progress_->start(first);
-    bool already_done = first >= scenario_.steps || (end_time > 0 && time_ >= end_time * (1 - 1e-12));
-    if (already_done && first > 0)
+    bool already_done = first >= target || (end_time > 0 && time_ >= end_time * (1 - 1e-12));
+    if (to_end && already_done && first > 0 && first == loop_first_)
       progress_->message("the checkpoint is at step " + std::to_string(first) +
                          ", where the scenario ends: nothing to do (extend the run with --set "
                          "simulation.steps=M)");
-    for (std::uint64_t s = first + 1; s <= scenario_.steps && !already_done; ++s) {
+    for (std::uint64_t s = first + 1; s <= target && !already_done; ++s) {
+      if (particles_changed_) refresh();
       step_ = s;
+      observed_now_ = false;
+      energy_fresh_ = false;
       if (control) {
         // dt = eta sqrt(length / max|a|), reduced on the backend (on the GPU for CUDA runs).
         const double amax = reduce_all().max_accel;
         const double dt = amax > 0 ? scenario_.dt_eta * std::sqrt(scenario_.dt_length / amax) : dt_max;
         integrator_->set_dt(std::min(dt_max, dt));
       }
-      const bool last = s == scenario_.steps ||
+      const bool last = s == target ||
                         (end_time > 0 && time_ + integrator_->dt() >= end_time * (1 - 1e-12));
       need_energy_ = wants_energy(s) || last;
       // Phase timing (the closing breakdown): every step on the CPU; on the GPU every 8th step
@@ -1243,10 +1374,11 @@ void Simulation::run() {
         signal = int(v[1]);
         seconds_due = v[2] > 0;
       }
-      const bool final_step = s == scenario_.steps || stopping;
+      const bool at_end = to_end && s == scenario_.steps;
+      const bool final_step = at_end || stopping;
       // An interrupted run's checkpoint holds this step's forces as the integrator left them,
       // before the energies of the final observation are computed.
-      if (ckpt_.on && stopping && !finished && s != scenario_.steps) write_checkpoint("interrupt");
+      if (ckpt_.on && stopping && !finished && !at_end) write_checkpoint("interrupt");
       if (stopping && !need_energy_) {
         need_energy_ = true;  // the final observation needs energies
         compute_forces();
@@ -1260,6 +1392,18 @@ void Simulation::run() {
       }
       progress_->update(s, end_time > 0 ? time_ / end_time : -1.0);
       if (finished) break;
+      if (!stopping && poll_ && poll_()) {
+        stop();
+        stopping = true;
+        // The last observation was not the final one: observe this state (energies first).
+        if (!energy_fresh_) {
+          need_energy_ = true;
+          compute_forces();
+        }
+        if (!observed_now_) observe(true);
+        if (ckpt_.on && !(have_checkpoint_step_ && last_checkpoint_step_ == s))
+          write_checkpoint("interrupt");
+      }
       if (stopping) {
         stopped_by_ = signal;
         progress_->message("stopped at step " + std::to_string(s) +
@@ -1268,28 +1412,38 @@ void Simulation::run() {
         break;
       }
     }
-    loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+    loop_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+  });
+  return step_ - first;
+}
+
+void Simulation::end_run() {
+  if (ended_) return;
+  if (!begun_) {
+    ended_ = true;
+    return;
+  }
+  guarded([&] {
+    // A run stepped in pieces (advance without to_end) has not observed its final state yet.
+    if (particles_changed_) refresh();
+    if (!observed_now_) {
+      if (!energy_fresh_) {
+        need_energy_ = true;
+        compute_forces();
+      }
+      observe(true);
+    }
+    if (ckpt_.on && !(have_checkpoint_step_ && last_checkpoint_step_ == step_))
+      write_checkpoint("end");
     if (std::getenv("PARDYN_PARALLEL_STATS") && std::getenv("PARDYN_PARALLEL_STATS")[0] == '2')
       std::fprintf(stderr,
                    "rank %d: loop %.4f s: prepare %.4f, zero + neighbours %.4f, forces %.4f, add %.4f s\n",
                    run_.rank, loop_seconds_, phase_[0], phase_[1], phase_[2], phase_[3]);
     progress_->finish(steps_done_);
-    report_timing(steps_done_ - first);
-  } catch (...) {
-    progress_->finish(steps_done_);
-    try {
-      throw;
-    } catch (const std::exception& e) {
-      progress_->log_only(std::string("error: ") + e.what());
-    } catch (...) {
-    }
-    try {
-      end_observers();
-    } catch (...) {
-    }
-    throw;
-  }
-  end_observers();
+    report_timing(steps_done_ > loop_first_ ? steps_done_ - loop_first_ : 0);
+  });
+  ended_ = true;
+  for (auto& o : observers_) o->end();
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,6 +10,26 @@
 
 namespace pardyn {
 
+// A scenario that does not validate: the message lists every problem as "file:line:column: what"
+// (what the command line prints); problems() has them one by one, for programs (the Python
+// module's pardyn.ScenarioError). line and column are 0 where a problem has no place in the file
+// (a value given with --set: file is then the --set argument).
+class ScenarioError : public Error {
+public:
+  struct Problem {
+    std::string file;
+    int line = 0, column = 0;
+    std::string message;
+  };
+  ScenarioError(const std::string& what, std::vector<Problem> problems)
+      : Error(what), problems_(std::move(problems)) {}
+  ~ScenarioError() override;
+  const std::vector<Problem>& problems() const { return problems_; }
+
+private:
+  std::vector<Problem> problems_;
+};
+
 struct PluginSpec {
   std::string type;
   ParamSet params;

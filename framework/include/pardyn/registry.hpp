@@ -43,7 +43,8 @@ public:
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
-  // The folder of the built-in plugins: <folder of the running executable>/../lib/pardyn/plugins.
+  // The folder of the built-in plugins: lib/pardyn/plugins beside the lib/ that holds libpardyn
+  // (else beside the running executable's folder).
   static std::string builtin_plugin_dir();
   // The build id of the framework itself, which every plugin must match.
   static std::string build_id();

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,14 +74,64 @@ struct OutputFiles {
 // included), naming both outputs.
 void check_output_files(const std::vector<OutputFiles>& outputs);
 
+// The columns of thermo.csv (the thermo observer's, without its optional ones) with their values:
+// step, time, energies, momentum, ..., one energy per potential when there are several, then the
+// analyses' columns. For programs that show a row (the Python module's thermo()).
+std::vector<std::pair<std::string, double>> thermo_columns(const Thermo& t, const RunInfo& run);
+
 class Simulation final : public StepContext {
 public:
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);
   ~Simulation() override;
 
   // Runs every step (or until stop() is called, e.g. from a signal handler). Observers always see the
-  // final state and are flushed, also when an error ends the run.
+  // final state and are flushed, also when an error ends the run. The same as begin_run(),
+  // advance(scenario steps, true), end_run().
   void run();
+
+  // The run in pieces, for programs that step it themselves (the Python module, docs/python.md):
+  // begin_run() makes the initial state (boundaries, forces, the step-0 observation; or the resumed
+  // one) and opens the outputs; it does nothing when called again. advance(target, to_end) steps up
+  // to step `target` (or until stop()); with to_end it is the run's end, as for run(): the final
+  // state is observed and the end checkpoint written, and simulation.end_time is honoured; without,
+  // only what is due at each step is observed, and the last step's energies are computed (thermo()).
+  // Returns the steps done. end_run() observes the final state if that has not happened, writes the
+  // end checkpoint, reports the timing and closes the outputs; the destructor does not call it.
+  // After an error in any of them the outputs are closed and failed() is true.
+  void begin_run();
+  std::uint64_t advance(std::uint64_t target, bool to_end);
+  void end_run();
+  bool begun() const { return begun_; }
+  bool ended() const { return ended_; }
+  bool failed() const { return failed_; }
+  // Forgets a stop() so that the next advance() steps again.
+  void clear_stop() {
+    stop_requested_ = false;
+    stop_signal_ = 0;
+    stopped_by_ = 0;
+  }
+  // Called every step with the step number during advance() (after the step and its observation);
+  // returning true stops the run as stop() does. For a program's own polling (Ctrl-C in Python).
+  void set_poll(std::function<bool()> poll) { poll_ = std::move(poll); }
+  // Adds an observer (a program's own, e.g. a Python callback), before or after begin_run().
+  void add_observer(std::shared_ptr<Observer> o);
+  // The store's particles were changed from outside (uploaded positions, velocities, masses): the
+  // boundaries are applied and the forces recomputed before the next step or thermo().
+  // forces = false: only velocities changed (the forces stay, the energies are recomputed).
+  void particles_changed(bool forces = true) {
+    if (forces) particles_changed_ = true;
+    energy_fresh_ = false;
+  }
+  // The global quantities of the current state, with energies (computed now if the last step did not).
+  Thermo thermo();
+  // The quantities of every observation so far, one per step (the steps of every output's
+  // observations and of the progress lines), kept when keep_history is set.
+  void keep_history(bool on) { keep_history_ = on; }
+  const std::vector<Thermo>& history() const { return history_; }
+  // The integrator and the scenario as made (for programs that inspect them).
+  const Integrator& integrator() const { return *integrator_; }
+  const Scenario& scenario() const { return scenario_; }
+  Backend backend() const { return backend_.backend; }
   // Asks the run to stop after the current step (async-signal-safe: a signal handler may call it);
   // `signal` is the signal that asked (0: none), for the exit status.
   void stop(int signal = 0) {
@@ -220,6 +271,23 @@ private:
     // Adds the time since the last lap to *bucket (none: restarts the clock), on sampled steps.
     void lap(double* bucket);
   } timing_;
+  // The run in pieces (begin_run, advance, end_run).
+  bool begun_ = false, ended_ = false, failed_ = false;
+  bool particles_changed_ = false;
+  bool energy_fresh_ = false;  // the store's energies are those of the current state
+  bool observed_now_ = false;  // the current step had its final observation
+  std::uint64_t seen_step_ = ~std::uint64_t(0);  // the step of seen_now_
+  std::vector<Observer*> seen_now_;  // the observers that saw seen_step_
+  bool line_now_ = false;            // its thermo line was printed
+  Thermo last_thermo_;               // the last observation's quantities
+  bool keep_history_ = false;
+  std::vector<Thermo> history_;
+  std::function<bool()> poll_;
+  std::uint64_t loop_first_ = 0;  // the step the stepping started from (timing report)
+  // Runs f; on an exception the outputs are closed (failed_) and it is rethrown.
+  template <typename F>
+  void guarded(F&& f);
+  void refresh();  // after particles_changed(): boundaries and forces of the new state
   bool has_walls_ = false;
   HardWalls walls_;
   bool momentum_conserved_ = true;
