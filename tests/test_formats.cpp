@@ -629,6 +629,17 @@ TEST(XyzObserver, SpeciesMustNameEveryType) {
               std::string::npos)
         << e.what();
   }
+  // Names that readers would take for type numbers, or that are not one word, are refused.
+  for (const char* bad : {"[\"1\"]", "[\"Ar Kr\"]", "[\"\"]"}) {
+    try {
+      test::registry().make_observer(
+          "xyz", test::params_for(PluginKind::Observer, "xyz", std::string("species = ") + bad),
+          RunInfo{});
+      ADD_FAILURE() << "species = " << bad << " was taken";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("species name"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

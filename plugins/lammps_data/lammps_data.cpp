@@ -64,6 +64,8 @@ const Skipped kSkipped[] = {
     {"AngleAngle Coeffs", "improper types"},
 };
 
+std::string values(std::size_t n) { return std::to_string(n) + (n == 1 ? " value" : " values"); }
+
 bool is_section(std::string_view s) {
   if (s == "Atoms" || s == "Velocities" || s == "Masses") return true;
   for (const auto& k : kSkipped)
@@ -216,14 +218,14 @@ public:
             if (w.size() == 5 || w.size() == 8) style = &kAtomic;
             else if (w.size() == 7 || w.size() == 10) style = &kFull;
             else
-              r.fail(std::to_string(w.size()) + " values: neither atom style atomic (id type x y "
+              r.fail(values(w.size()) + ": neither atom style atomic (id type x y "
                      "z, 5 values, or 8 with image flags) nor full (id mol type q x y z, 7 or 10); "
                      "pardyn reads those two (set style = \"atomic\" or \"full\" to be told what "
                      "is wrong)");
           }
           const std::size_t c = std::size_t(style->columns);
           if (w.size() != c && w.size() != c + 3)
-            r.fail(std::to_string(w.size()) + " values; atom style " + style->name + " has " +
+            r.fail(values(w.size()) + "; atom style " + style->name + " has " +
                    std::to_string(c) + " (" +
                    (style == &kAtomic ? "id type x y z" : "id mol type q x y z") + "), or " +
                    std::to_string(c + 3) + " with image flags ix iy iz");
@@ -264,7 +266,7 @@ public:
         velocity.reserve(n);
         read_lines(r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
           if (w.size() != 4)
-            r.fail(std::to_string(w.size()) + " values; a line of Velocities is id vx vy vz (4 "
+            r.fail(values(w.size()) + "; a line of Velocities is id vx vy vz (4 "
                    "values, for the atom styles atomic and full)");
           Velocity v{};
           v.line = r.line();
@@ -283,7 +285,7 @@ public:
         read_lines(r, name, std::size_t(ntypes), "atom types", section, comment,
                    [&](const std::vector<std::string_view>& w) {
                      if (w.size() != 2)
-                       r.fail(std::to_string(w.size()) + " values; a line of Masses is type mass");
+                       r.fail(values(w.size()) + "; a line of Masses is type mass");
                      const auto t = std::size_t(r.integer(w[0], "atom type", 1, ntypes) - 1);
                      if (given[t])
                        r.fail("the mass of type " + std::to_string(t + 1) +

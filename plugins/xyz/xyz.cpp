@@ -664,11 +664,17 @@ void register_xyz(Registrar& r) {
   r.add(std::move(o), Factory<Observer>([](const ParamSet& ps, const RunInfo&) {
           const std::string file = trajectory::file_key(ps, "xyz observer", "trajectory.xyz");
           auto species = ps.strings("species");
-          for (const auto& s : species)
+          const std::string where = ps.context.empty() ? "" : " (" + ps.context + ")";
+          std::int64_t number = 0;
+          for (const auto& s : species) {
             if (s.empty() || text::words(s).size() != 1 || s.find('"') != std::string::npos)
-              throw Error("xyz observer" + (ps.context.empty() ? "" : " (" + ps.context + ")") +
-                          ": species name \"" + shown(s) +
+              throw Error("xyz observer" + where + ": species name \"" + shown(s) +
                           "\" is not one word; give names such as \"Ar\"");
+            if (text::parse_int(s, number))
+              throw Error("xyz observer" + where + ": species name \"" + shown(s) +
+                          "\" is a number, which readers take for a type number; give names such "
+                          "as \"Ar\", or no species to write the type numbers");
+          }
           return std::unique_ptr<Observer>(new XyzWriter(
               static_cast<std::uint64_t>(ps.integer("interval")), file, std::move(species)));
         }));
