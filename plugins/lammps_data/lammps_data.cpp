@@ -31,6 +31,12 @@ std::string_view strip_comment(std::string_view line, std::string_view* comment 
   return text::trim(line.substr(0, hash));
 }
 
+// Room reserved before the lines are read: a header's count is not trusted with memory (the lines
+// may not be there).
+constexpr std::size_t kReserve = std::size_t(1) << 16;
+// The most atom types read (a Masses section of as many lines).
+constexpr std::int64_t kMaxTypes = std::int64_t(1) << 20;
+
 // The counts a header may give (read_data's list).
 const std::string kHeaderCounts[] = {
     "atoms", "bonds", "angles", "dihedrals", "impropers", "atom types", "bond types",
@@ -176,7 +182,10 @@ public:
       r.fail_at(count_line.count("atom types") ? count_line["atom types"] : r.line(),
                 "the header has no atom types (a line such as '2 atom types')");
     const std::int64_t ntypes = counts["atom types"];
-    if (ntypes > INT32_MAX) r.fail_at(count_line["atom types"], "too many atom types");
+    if (ntypes > kMaxTypes)
+      r.fail_at(count_line["atom types"], "the header says " + std::to_string(ntypes) +
+                                              " atom types; pardyn takes at most " +
+                                              std::to_string(kMaxTypes));
     counts["atom types pairs"] = ntypes * (ntypes + 1) / 2;
     if (check_box_ && ctx.box) {
       const std::string why = text::cell_mismatch(cell, *ctx.box, dim);
@@ -211,7 +220,7 @@ public:
       if (name == "Atoms") {
         if (!atom.empty()) r.fail("a second Atoms section");
         const Style* style = choose_style(r, style_hint);
-        atom.reserve(n);
+        atom.reserve(std::min<std::size_t>(n, kReserve));
         read_lines(r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
           if (!style) {
             // No style named: by the number of columns (atomic 5 or 8, full 7 or 10).
@@ -263,7 +272,7 @@ public:
         });
       } else if (name == "Velocities") {
         if (!velocity.empty()) r.fail("a second Velocities section");
-        velocity.reserve(n);
+        velocity.reserve(std::min<std::size_t>(n, kReserve));
         read_lines(r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
           if (w.size() != 4)
             r.fail(values(w.size()) + "; a line of Velocities is id vx vy vz (4 "

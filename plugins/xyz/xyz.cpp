@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -297,54 +296,56 @@ private:
              "Properties=species:S:1:pos:R:3");
 
     // --- the atom lines ---
-    HostParticles hp(dim);
-    hp.resize(n);
-    std::vector<std::int64_t> ids;
-    std::vector<std::size_t> lines(n);
-    if (role[kId] >= 0) ids.resize(n);
+    // Grown line by line: the count is not trusted with memory before the lines are there.
+    struct Atom {
+      double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, mass = 0;
+      std::int32_t type = 0;
+      std::int64_t id = 0;
+      std::size_t line = 0;
+    };
+    std::vector<Atom> atoms;
+    atoms.reserve(std::min<std::size_t>(n, std::size_t(1) << 16));
     // Species: names get types in the order they first appear, unless `types` names them.
     std::map<std::string, std::int32_t, std::less<>> names;
     std::size_t first_number = 0, first_name = 0;  // lines where each kind first appeared
     const std::string layout = plain ? std::string("species x y z") : "Properties=" + *properties;
+    const int velocity = role[kVelo] >= 0 ? kVelo : role[kMomenta] >= 0 ? kMomenta : -1;
     for (std::size_t k = 0; k < n; ++k) {
       frame_line(r, line, k, n, index, count_line);
-      lines[k] = r.line();
+      Atom a;
+      a.line = r.line();
       const auto w = text::words(line);
       if (plain ? w.size() < 4 : w.size() != std::size_t(columns))
         r.fail("expected " + std::string(plain ? "at least " : "") + std::to_string(columns) +
                " values (" + layout + "), found " + std::to_string(w.size()));
-      auto word = [&](int which, int c) { return w[std::size_t(props[std::size_t(role[which])].first + c)]; };
+      auto word = [&](int which, int c) {
+        return w[std::size_t(props[std::size_t(role[which])].first + c)];
+      };
       const int pc = props[std::size_t(role[kPos])].columns;
       for (int d = 0; d < pc; ++d) {
-        const double x = r.real(word(kPos, d), std::string("position ") + "xyz"[d]);
-        if (d < dim) hp.x[d][k] = x;
-        else if (x != 0)
+        a.x[d] = r.real(word(kPos, d), std::string("position ") + "xyz"[d]);
+        if (d >= dim && a.x[d] != 0)
           r.fail("z = " + shown(word(kPos, d)) +
                  " in a 2D run; every z must be 0 (or write the positions as pos:R:2)");
       }
-      const int velocity = role[kVelo] >= 0 ? kVelo : role[kMomenta] >= 0 ? kMomenta : -1;
       if (velocity >= 0) {
-        const int vc = props[std::size_t(role[velocity])].columns;
-        for (int d = 0; d < vc; ++d) {
-          const double v = r.real(word(velocity, d), props[std::size_t(role[velocity])].name +
-                                                         " " + "xyz"[d]);
-          if (d < dim) hp.v[d][k] = v;
-          else if (v != 0)
+        const Property& vp = props[std::size_t(role[velocity])];
+        for (int d = 0; d < vp.columns; ++d) {
+          a.v[d] = r.real(word(velocity, d), vp.name + " " + "xyz"[d]);
+          if (d >= dim && a.v[d] != 0)
             r.fail("the z velocity is " + shown(word(velocity, d)) +
                    " in a 2D run; every z component must be 0");
         }
       }
-      double m = mass_;
+      a.mass = mass_;
       if (role[kMass] >= 0) {
-        m = r.real(word(kMass, 0), "mass");
-        if (!(m > 0)) r.fail("mass " + shown(word(kMass, 0)) + " is not positive; every mass must be > 0");
+        a.mass = r.real(word(kMass, 0), "mass");
+        if (!(a.mass > 0))
+          r.fail("mass " + shown(word(kMass, 0)) + " is not positive; every mass must be > 0");
       }
-      hp.mass[k] = m;
       if (velocity == kMomenta)
-        for (int d = 0; d < dim; ++d) hp.v[d][k] /= m;
-      if (role[kId] >= 0)
-        ids[k] = r.integer(word(kId, 0), "id", INT64_MIN, INT64_MAX);
-      std::int32_t type = 0;
+        for (int d = 0; d < dim; ++d) a.v[d] /= a.mass;
+      if (role[kId] >= 0) a.id = r.integer(word(kId, 0), "id", INT64_MIN, INT64_MAX);
       if (role[kSpecies] >= 0) {
         const std::string_view s = word(kSpecies, 0);
         std::int64_t number = 0;
@@ -357,13 +358,13 @@ private:
                    std::to_string(first_name) + " gives a name; use names or numbers "
                    "throughout, or give types = [...] to say which type each name is");
           if (!first_number) first_number = r.line();
-          type = std::int32_t(number);
+          a.type = std::int32_t(number);
         } else if (!types_.empty()) {
           const auto it = std::find(types_.begin(), types_.end(), s);
           if (it == types_.end())
             r.fail("species '" + shown(s) + "' is not in types = " + types_text() +
                    "; add it (its type is its place in the list, from 0)");
-          type = std::int32_t(it - types_.begin());
+          a.type = std::int32_t(it - types_.begin());
         } else {
           if (first_number)
             r.fail("species '" + shown(s) + "' is a name but line " +
@@ -371,36 +372,35 @@ private:
                    "throughout, or give types = [...] to say which type each name is");
           if (!first_name) first_name = r.line();
           auto it = names.find(s);
-          if (it == names.end()) it = names.emplace(std::string(s), std::int32_t(names.size())).first;
-          type = it->second;
+          if (it == names.end())
+            it = names.emplace(std::string(s), std::int32_t(names.size())).first;
+          a.type = it->second;
         }
       }
-      hp.type[k] = type;
+      atoms.push_back(a);
     }
-    if (ids.empty()) return hp;
 
-    // Ordered by id: particle k of the run is the k-th smallest id.
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
-    for (std::size_t k = 1; k < n; ++k)
-      if (ids[order[k]] == ids[order[k - 1]])
-        r.fail_at(lines[order[k]], "id " + std::to_string(ids[order[k]]) +
+    if (role[kId] >= 0) {
+      // Ordered by id: particle k of the run is the atom with the k-th smallest id.
+      std::stable_sort(atoms.begin(), atoms.end(),
+                       [](const Atom& a, const Atom& b) { return a.id < b.id; });
+      for (std::size_t k = 1; k < n; ++k)
+        if (atoms[k].id == atoms[k - 1].id)
+          r.fail_at(atoms[k].line, "id " + std::to_string(atoms[k].id) +
                                        " appears twice (also on line " +
-                                       std::to_string(lines[order[k - 1]]) + "); ids must differ");
-    HostParticles sorted(dim);
-    sorted.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = order[k];
-      for (int d = 0; d < dim; ++d) {
-        sorted.x[d][k] = hp.x[d][i];
-        sorted.v[d][k] = hp.v[d][i];
-      }
-      sorted.mass[k] = hp.mass[i];
-      sorted.type[k] = hp.type[i];
+                                       std::to_string(atoms[k - 1].line) + "); ids must differ");
     }
-    return sorted;
+    HostParticles hp(dim);
+    hp.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      for (int d = 0; d < dim; ++d) {
+        hp.x[d][k] = atoms[k].x[d];
+        hp.v[d][k] = atoms[k].v[d];
+      }
+      hp.mass[k] = atoms[k].mass;
+      hp.type[k] = atoms[k].type;
+    }
+    return hp;
   }
 
   std::string types_text() const {
