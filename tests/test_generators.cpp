@@ -1,4 +1,5 @@
-// Tests of the generator plugins (initial conditions): plummer, lattice, uniform, galaxy, file.
+// Tests of the generator plugins (initial conditions): plummer, lattice, uniform, galaxy, file; the
+// readers of other programs' files (xyz, lammps_data) are tested in test_formats.cpp.
 // Each checks the physical or geometric property the generator promises, not only that it runs.
 #include <gtest/gtest.h>
 
@@ -125,7 +126,7 @@ bool identical(const HostParticles& a, const HostParticles& b) {
 // Common to all generators
 
 TEST(GeneratorSchemas, EveryParameterIsDocumentedWithUnitAndNoReservedKey) {
-  for (const char* name : {"plummer", "lattice", "uniform", "galaxy", "file"}) {
+  for (const char* name : {"plummer", "lattice", "uniform", "galaxy", "file", "xyz", "lammps_data"}) {
     const FactoryInfo* info = test::registry().find(PluginKind::Generator, name);
     ASSERT_NE(info, nullptr) << name;
     EXPECT_FALSE(info->summary.empty()) << name;

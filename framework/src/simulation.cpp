@@ -789,6 +789,8 @@ void Simulation::distribute(HostParticles& all) {
     for (int d = 0; d < all.dim; ++d) {
       mine.x[d][k] = all.x[d][i];
       mine.v[d][k] = all.v[d][i];
+      // Image counts from a generator (a LAMMPS data file's image flags).
+      if (all.image[d].size() == n) mine.image[d][k] = all.image[d][i];
     }
     mine.mass[k] = all.mass[i];
     mine.type[k] = all.type[i];

@@ -58,6 +58,57 @@ paste -d '\n' <(tail -n 1 par/thermo.csv) <(tail -n 1 ser/thermo.csv) | awk -F, 
     exit worst > 1e-9 }' || fail "thermo.csv's last line differs from one rank's"
 echo "ok: mpirun -n 2: frames with two pieces, thermo.csv once and equal to one rank's"
 
+# --- Trajectories (xyz, lammps_dump): rank 0 gathers every rank's particles, sorted by id ---------
+mpi -n 2 "$PARDYN" run "$LJ" -q -o traj "${lj[@]}" --set output.1.type=\"xyz\" \
+  --set output.1.interval=10 > traj.log 2>&1 || fail "mpirun -n 2 with xyz: $(cat traj.log)"
+"$PARDYN" run "$LJ" -q -o traj1 "${lj[@]}" --set output.1.type=\"xyz\" --set output.1.interval=10 ||
+  fail "the serial run with xyz failed"
+[ "$(grep -c 'Step=' traj/trajectory.xyz)" -eq 3 ] || fail "traj/trajectory.xyz has not 3 frames"
+# Step 0 is the same bit for bit; later frames hold every id once, in order (their positions differ
+# from one rank's in the last digits: the forces are summed in another order).
+cmp -s <(head -n 866 traj/trajectory.xyz) <(head -n 866 traj1/trajectory.xyz) ||
+  fail "frame 0 of trajectory.xyz differs from one rank's"
+awk 'NF == 9 && $9 != n++ { print "id " $9 " where " n - 1 " belongs"; bad = 1; exit }
+     NF == 1 { n = 0 } END { exit bad }' traj/trajectory.xyz || fail "trajectory.xyz: ids not in order"
+echo "ok: mpirun -n 2: one trajectory.xyz, every particle in each frame, sorted by id"
+
+# Image flags of a LAMMPS data file travel with the particles to their ranks.
+cat > images.data <<'DATA'
+four atoms with image flags
+
+4 atoms
+2 atom types
+0 4 xlo xhi
+0 4 ylo yhi
+0 4 zlo zhi
+
+Atoms # atomic
+
+1 1 0.5 0.5 0.5 1 0 -2
+2 2 3.5 0.5 0.5 0 3 0
+3 1 0.5 3.5 3.5 -1 -1 1
+4 2 3.5 3.5 3.5 0 0 7
+DATA
+cat > images.toml <<'TOML'
+[simulation]
+steps = 0
+threads = 1
+[box]
+lo = [0.0, 0.0, 0.0]
+hi = [4.0, 4.0, 4.0]
+boundary = "periodic"
+[[particles]]
+generator = "lammps_data"
+path = "images.data"
+[[output]]
+type = "lammps_dump"
+TOML
+mpi -n 2 "$PARDYN" run images.toml -q -o images2 > images.log 2>&1 || fail "mpirun -n 2 images: $(cat images.log)"
+"$PARDYN" run images.toml -q -o images1 || fail "the serial run of images.toml failed"
+grep -q '^4 2 3.5 3.5 3.5 0 0 0 0 0 7 1$' images2/dump.lammpstrj || fail "image flags lost: $(cat images2/dump.lammpstrj)"
+cmp -s images1/dump.lammpstrj images2/dump.lammpstrj || fail "the dumps of 1 and 2 ranks differ"
+echo "ok: mpirun -n 2: the image flags of a LAMMPS data file reach the dump"
+
 # --- Different scenarios on the ranks (MPMD): refused by rank 0, naming the difference ------------
 sed 's/^seed = 7$/seed = 8/' "$LJ" > other.toml
 grep -q '^seed = 8$' other.toml || fail "could not make a differing scenario"

@@ -1,0 +1,219 @@
+# LAMMPS and pardyn read each other's files: data files written by LAMMPS's write_data (3D atomic
+# after a run, with image flags, velocities and pair coefficients; 2D full) read by the
+# lammps_data generator give the atoms LAMMPS's write_dump shows (%.17g) bit for bit; a dump
+# written by the lammps_dump observer read back by LAMMPS's read_dump gives the same atoms.
+# Needs `lmp` (Debian's lammps package); skipped (exit 77) without it.
+. "$(dirname "$0")/common.sh"
+LMP=${LMP:-lmp}
+command -v "$LMP" > /dev/null || { echo "lammps not installed ($LMP not found): skipped"; exit 77; }
+export OMP_NUM_THREADS=1
+lmp_run() { "$LMP" -in "$1" -log none > "$1.log" 2>&1 || fail "$LMP -in $1: $(tail -n 5 "$1.log")"; }
+
+# compare A B [images]: two dumps (the last frame of each) hold the same atoms: by id the same
+# type, the same x y z vx vy vz (as doubles, exactly), and the same image flags and mass where both
+# have them; with `images`, some atom must have a non-zero image flag.
+compare() {
+  python3 - "$1" "$2" <<'PY' || fail "$1 and $2 differ"
+import sys
+def last_frame(path):
+    lines = open(path).read().split("\n")
+    at = max(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS"))
+    n = int(lines[max(i for i, l in enumerate(lines[:at]) if l == "ITEM: NUMBER OF ATOMS") + 1])
+    cols = lines[at].split()[2:]
+    return {int(r[0]): dict(zip(cols, r)) for r in (l.split() for l in lines[at + 1:at + 1 + n])}
+a, b = last_frame(sys.argv[1]), last_frame(sys.argv[2])
+assert sorted(a) == sorted(b), f"ids differ: {len(a)} and {len(b)} atoms"
+crossed = 0
+for i in a:
+    both = [c for c in ("ix", "iy", "iz", "mass") if c in a[i] and c in b[i]]
+    for c in ["type"] + [c for c in both if c != "mass"]:
+        assert int(a[i][c]) == int(b[i][c]), f"atom {i}: {c} {a[i][c]} != {b[i][c]}"
+    for c in ["x", "y", "z", "vx", "vy", "vz"] + [c for c in both if c == "mass"]:
+        assert float(a[i][c]) == float(b[i][c]), f"atom {i}: {c} {a[i][c]} != {b[i][c]}"
+    crossed += any(int(a[i].get(c, 0)) != 0 for c in ("ix", "iy", "iz"))
+print(f"{len(a)} atoms identical ({crossed} with non-zero image flags)")
+if len(sys.argv) > 3: assert crossed > 0, "no atom has a non-zero image flag: images untested"
+PY
+}
+# box_of FILE: "lo = [...]" and "hi = [...]" TOML lines from a data file's header (dim axes).
+box_of() {
+  awk -v dim="$2" '$3 ~ /^[xyz]lo$/ { k = index("xyz", substr($3, 1, 1)); if (k <= dim) { lo[k] = $1; hi[k] = $2 } }
+       END { printf "lo = ["; for (k = 1; k <= dim; ++k) printf "%s%s", (k > 1 ? ", " : ""), lo[k]
+             printf "]\nhi = ["; for (k = 1; k <= dim; ++k) printf "%s%s", (k > 1 ? ", " : ""), hi[k]
+             printf "]\n" }' "$1"
+}
+
+# --- 3D, atom style atomic: an LJ melt, two types, after 300 steps (atoms have crossed faces) ----
+cat > in.melt <<'EOF'
+units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 3 0 3 0 3
+create_box 2 box
+create_atoms 1 box
+group low id 1:40
+set group low type 2
+mass 1 1.0
+mass 2 2.5
+velocity all create 3.0 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff * * 1.0 1.0
+neighbor 0.3 bin
+fix 1 all nve
+timestep 0.005
+run 300
+write_data melt.data
+write_dump all custom melt.dump id type x y z vx vy vz ix iy iz mass modify format float %.17g sort id
+EOF
+lmp_run in.melt
+grep -q "Pair Coeffs" melt.data || fail "melt.data has no Pair Coeffs section (the test wants one skipped)"
+cat > melt.toml <<EOF
+[simulation]
+dimension = 3
+steps = 0
+[box]
+$(box_of melt.data 3)
+boundary = "periodic"
+[[particles]]
+generator = "lammps_data"
+path = "melt.data"
+[[output]]
+type = "lammps_dump"
+EOF
+"$PARDYN" run melt.toml -o melt -q || fail "pardyn reading melt.data"
+compare melt.dump melt/dump.lammpstrj images
+echo "ok: LAMMPS write_data (3D atomic, image flags, velocities) read by lammps_data"
+
+# --- 2D, atom style full, a wall along y: charges and molecules are read past ---------------------
+cat > in.full <<'EOF'
+units lj
+dimension 2
+atom_style full
+boundary p f p
+lattice sq 0.7
+region box block -1 3 0 4 -0.5 0.5
+create_box 3 box
+create_atoms 1 box
+set atom 3 type 3
+set atom 3 charge 0.5
+set atom 5 mol 2
+mass * 1.5
+mass 3 4.0
+velocity all create 1.0 4928459 dist gaussian
+write_data full.data
+write_dump all custom full.dump id type x y z vx vy vz ix iy iz mass modify format float %.17g sort id
+EOF
+lmp_run in.full
+grep -q "Atoms # full" full.data || fail "full.data is not atom style full"
+cat > full.toml <<EOF
+[simulation]
+dimension = 2
+steps = 0
+[box]
+$(box_of full.data 2)
+boundary = ["periodic", "wall"]
+[[particles]]
+generator = "lammps_data"
+path = "full.data"
+[[output]]
+type = "lammps_dump"
+EOF
+"$PARDYN" run full.toml -o full -q || fail "pardyn reading full.data"
+compare full.dump full/dump.lammpstrj
+echo "ok: LAMMPS write_data (2D full) read by lammps_data"
+
+# --- pardyn's dump read by LAMMPS: an LJ run of pardyn, its last frame through read_dump ---------
+cat > lj.toml <<'EOF'
+[simulation]
+dimension = 3
+steps = 200
+threads = 1
+seed = 9
+[box]
+lo = [-1.0, 0.0, 0.0]
+hi = [7.0, 8.0, 8.0]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "sc"
+spacing = 1.0
+temperature = 2.0
+[[particles]]
+generator = "lattice"
+kind = "sc"
+spacing = 1.0
+type = 1
+offset = [0.5, 0.5, 0.5]
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+[integrator]
+type = "leapfrog"
+dt = 0.002
+[[output]]
+type = "lammps_dump"
+interval = 100
+EOF
+"$PARDYN" run lj.toml -o lj -q || fail "pardyn LJ run"
+cat > in.read <<'EOF'
+units lj
+atom_style atomic
+boundary p p p
+region box block -1 7 0 8 0 8
+create_box 2 box
+mass * 1.0
+read_dump lj/dump.lammpstrj 200 x y z vx vy vz ix iy iz box yes add keep
+write_dump all custom back.dump id type x y z vx vy vz ix iy iz modify format float %.17g sort id
+EOF
+lmp_run in.read
+grep -q "1024 atoms added" in.read.log || fail "read_dump did not add 1024 atoms: $(grep -i atoms in.read.log)"
+compare lj/dump.lammpstrj back.dump images
+echo "ok: LAMMPS read_dump reads pardyn's lammps_dump (3D, periodic)"
+
+# 2D, a wall along x (ff) and an open y axis (mm: bounds grown to hold the particles).
+cat > lj2.toml <<'EOF'
+[simulation]
+dimension = 2
+steps = 100
+threads = 1
+seed = 2
+[box]
+lo = [0.0, 0.0]
+hi = [10.0, 10.0]
+boundary = ["wall", "open"]
+[[particles]]
+generator = "lattice"
+kind = "square"
+spacing = 1.0
+temperature = 1.0
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+[[potential]]
+type = "walls"
+[integrator]
+type = "leapfrog"
+dt = 0.002
+[[output]]
+type = "lammps_dump"
+interval = 100
+EOF
+"$PARDYN" run lj2.toml -o lj2 -q || fail "pardyn 2D LJ run"
+grep -q "ITEM: BOX BOUNDS ff mm pp" lj2/dump.lammpstrj || fail "lj2/dump.lammpstrj: not ff mm pp"
+cat > in.read2 <<'EOF'
+units lj
+dimension 2
+atom_style atomic
+boundary f m p
+region box block 0 10 0 10 -0.5 0.5
+create_box 1 box
+mass * 1.0
+read_dump lj2/dump.lammpstrj 100 x y vx vy box yes add keep
+write_dump all custom back2.dump id type x y z vx vy vz modify format float %.17g sort id
+EOF
+lmp_run in.read2
+grep -q "100 atoms added" in.read2.log || fail "read_dump did not add 100 atoms: $(grep -i atoms in.read2.log)"
+compare lj2/dump.lammpstrj back2.dump
+echo "ok: LAMMPS read_dump reads pardyn's lammps_dump (2D, wall and open axes)"
+echo "formats_lammps: all passed"
