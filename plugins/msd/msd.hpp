@@ -1,0 +1,57 @@
+// msd: the sums behind the mean-square displacement, on the store's backend. Each particle's
+// unwrapped position x + image L (L the box side on periodic axes, where pardyn counts the
+// particle's wraps in its image numbers; box.hpp wrap_counting) is compared with its reference
+// position, found by particle id (never by store index, which may change). Only dim + types + 1
+// sums come to the host.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "pardyn/particles.hpp"
+
+namespace pardyn::plugins::msd {
+
+// Particle types with a column of their own (0 .. kMaxTypes - 1).
+constexpr int kMaxTypes = 64;
+
+// Particle i's squared displacement from its reference, per axis (dx2[d]), with the unwrapped
+// position x + image L; false when its id has no reference. One function for the CPU loop and the
+// GPU kernel.
+template <class View>
+PARDYN_HD PARDYN_INLINE bool squared_displacement(const View& p, std::size_t i,
+                                                  const double* ref, std::size_t ids,
+                                                  const double (&L)[3], double (&dx2)[3]) {
+  const std::int64_t id = p.id[i];
+  if (id < 0 || std::size_t(id) >= ids) return false;
+#if defined(__CUDA_ARCH__)
+  if (isnan(ref[id])) return false;  // an id without a particle at the reference
+#else
+  if (std::isnan(ref[id])) return false;
+#endif
+  for (int d = 0; d < View::dim; ++d) {
+    const double dx = double(p.x[d][i]) + double(p.image[d][i]) * L[d] -
+                      ref[std::size_t(d) * ids + std::size_t(id)];
+    dx2[d] = dx * dx;
+  }
+  return true;
+}
+
+class Displacements {
+public:
+  virtual ~Displacements() = default;
+  // The reference positions: ref[d * ids + id] (unwrapped, double) for ids 0 .. ids - 1.
+  virtual void set_reference(const std::vector<double>& ref, int dim, std::size_t ids) = 0;
+  // out[d] (d < dim): sum over particles of dx_d^2; out[dim + t] (t < types): sum over particles
+  // of type t of |dx|^2; out[dim + types]: particles whose id has no reference (should be 0).
+  // L[d]: the box side on periodic axes, 0 on the others.
+  virtual void sums(const ParticleStore& s, const double L[3], int types, double* out) = 0;
+};
+std::unique_ptr<Displacements> make_cpu_displacements();
+#if defined(PARDYN_PLUGIN_HAS_CUDA)
+std::unique_ptr<Displacements> make_cuda_displacements();
+#endif
+
+}  // namespace pardyn::plugins::msd

@@ -1,0 +1,67 @@
+// rdf: the pair counting of the radial distribution function, on the store's backend. The cell
+// list (cell edge >= r_max, no neighbour list) gives every pair closer than r_max through the
+// 3^dim cells around each particle's cell; each pair is counted once (from its lower slot) into
+// the histogram of its type pair. Only the histogram comes to the host.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "pardyn/box.hpp"
+#include "pardyn/cell_list.hpp"
+
+namespace pardyn::plugins::rdf {
+
+// What the counters need: bins of width r_max / bins on [0, r_max), `types` particle types
+// (0 .. types - 1), one histogram per unordered type pair.
+struct CountSetup {
+  double r_max = 1;
+  int bins = 1;
+  int types = 1;
+  int columns() const { return types * (types + 1) / 2; }
+};
+
+// The histogram column of the type pair (a, b), a <= b: (0,0), (0,1), ..., (0,T-1), (1,1), ...
+PARDYN_HD inline int pair_column(int a, int b, int types) {
+  return a * types - a * (a - 1) / 2 + (b - a);
+}
+
+// Where the pair (xi, ti), (xj, tj) goes: the histogram entry column * bins + bin of its
+// separation (minimum image on periodic axes), or -1 when it is not closer than r_max
+// (rmax2 = r_max^2, inv_dr = bins / r_max). One function for the CPU loop and the GPU kernel.
+template <int Dim, class Real>
+PARDYN_HD PARDYN_INLINE int pair_entry(const CellParticle<Real>& xi, int ti,
+                                       const CellParticle<Real>& xj, int tj,
+                                       const PeriodicImage<Real>& img, Real rmax2, Real inv_dr,
+                                       int bins, int types) {
+  Real r2 = 0;
+  for (int d = 0; d < Dim; ++d) {
+    const Real dx = img.wrap(xi.c[d] - xj.c[d], d);
+    r2 += dx * dx;
+  }
+  if (!(r2 < rmax2)) return -1;
+#if defined(__CUDA_ARCH__)
+  const int b = int(sqrt(r2) * inv_dr);
+#else
+  const int b = int(std::sqrt(r2) * inv_dr);
+#endif
+  const int col = ti <= tj ? pair_column(ti, tj, types) : pair_column(tj, ti, types);
+  return col * bins + (b < bins - 1 ? b : bins - 1);
+}
+
+class PairCounter {
+public:
+  virtual ~PairCounter() = default;
+  // Adds every pair of the cell list closer than s.r_max to hist[column * bins + bin]
+  // (hist: s.columns() * s.bins host values). The cell list was built with cutoff >= r_max.
+  virtual void count(const CellList& cl, const Box& box, Precision precision,
+                     const CountSetup& s, std::vector<std::uint64_t>& hist) = 0;
+};
+std::unique_ptr<PairCounter> make_cpu_counter();
+#if defined(PARDYN_PLUGIN_HAS_CUDA)
+std::unique_ptr<PairCounter> make_cuda_counter();
+#endif
+
+}  // namespace pardyn::plugins::rdf
