@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "pardyn/cuda.hpp"
 #include "pardyn/plugin.hpp"
 #include "pardyn/simulation.hpp"
 #include "support.hpp"
@@ -186,16 +187,17 @@ struct Run {
   std::vector<Snapshot> seen;
 };
 
-Run run_scenario(int dim, bool names) {
+Run run_scenario(int dim, bool names, const std::string& backend) {
   Run run;
-  run.dir = test::scratch_dir("formats-run" + std::to_string(dim) + (names ? "n" : ""));
+  run.dir = test::scratch_dir("formats-run" + std::to_string(dim) + (names ? "n" : "") + backend);
   const std::string box =
       dim == 3 ? "lo = [0.0, -1.0, 0.0]\nhi = [5.0, 4.0, 6.0]\nboundary = [\"periodic\", "
                  "\"periodic\", \"wall\"]\n"
                : "lo = [-2.0, 0.0]\nhi = [3.0, 4.25]\nboundary = [\"periodic\", \"open\"]\n";
   const std::string bulk = dim == 3 ? "[3.0, -2.0, 0.0]" : "[3.0, 0.5]";
   std::ofstream(run.dir + "/s.toml")
-      << "[simulation]\ndimension = " << dim << "\nsteps = 200\nseed = 5\n[box]\n" << box
+      << "[simulation]\ndimension = " << dim << "\nsteps = 200\nseed = 5\nbackend = \"" << backend
+      << "\"\n[box]\n" << box
       << "[[particles]]\ngenerator = \"uniform\"\ncount = 40\nmin_spacing = 0.3\n"
          "temperature = 2.0\nvelocity = " << bulk
       << "\n[[particles]]\ngenerator = \"uniform\"\ncount = 9\ntype = 1\nmass = 2.5\n"
@@ -261,8 +263,10 @@ std::string data_file(const DumpFrame& f, int dim, bool full) {
   return t;
 }
 
-void round_trip(int dim, bool names) {
-  const Run run = run_scenario(dim, names);
+// The writers run on the backend's host copies: a CUDA run (the particles copied from the GPU)
+// must write the same files, read back as exactly.
+void round_trip(int dim, bool names, const std::string& backend = "cpu") {
+  const Run run = run_scenario(dim, names, backend);
   ASSERT_EQ(run.seen.size(), 5u);  // steps 0, 50, ..., 200
   const HostParticles& last = run.seen.back().p;
   int crossed = 0;
@@ -353,6 +357,11 @@ void round_trip(int dim, bool names) {
 
 TEST(FormatsRoundTrip, ThreeDimensionsWithNames) { round_trip(3, true); }
 TEST(FormatsRoundTrip, TwoDimensionsWithTypeNumbers) { round_trip(2, false); }
+TEST(FormatsRoundTrip, BothDimensionsOnTheGpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU round trip did not run";
+  round_trip(3, true, "cuda");
+  round_trip(2, false, "cuda");
+}
 
 // -------------------------------------------------------------------------------------------------
 // The xyz generator on files other programs write.
