@@ -32,7 +32,12 @@ struct Yukawa {
   // The evaluator: trivially copyable, built once per force evaluation, called for every pair.
   template <typename Real>
   struct Evaluator {
-    Real A, kappa, rcut2;  // a member named rcut2 tells the traversals the law has a cut-off
+    // The contract (evaluator.hpp): a cut-off law, so it has `Real rcut2`; no softening, no far
+    // field, and pair() returns forces and energies (not per unit mass). A mistake here is a
+    // compile error that says what to add.
+    static constexpr pardyn::Range range = pardyn::Range::Cutoff;
+    static constexpr pardyn::Provides provides = pardyn::Provides::None;
+    Real A, kappa, rcut2;  // rcut2: the squared cut-off; the traversals skip pairs beyond it
     Real uc;               // U at the cut-off (0 without the shift), computed once in double
     explicit Evaluator(const Params& p)
         : A(Real(p.A)), kappa(Real(p.kappa)), rcut2(Real(p.rcut * p.rcut)),

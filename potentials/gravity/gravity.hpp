@@ -22,12 +22,13 @@ struct Gravity {
 
   template <typename Real>
   struct Evaluator {
-    static constexpr bool per_unit_mass = true;
+    static constexpr Range range = Range::LongRange;
+    static constexpr Provides provides =
+        Provides::Softening | Provides::PerUnitMass | Provides::FarField;
     Real G, soft2;  // soft2 = eps^2: the traversal hands pair() r^2 + eps^2
 
     explicit Evaluator(const Params& p) : G(Real(p.G)), soft2(Real(p.eps * p.eps)) {}
 
-    using real_type = Real;
     // phi(s) = -G s^-1/2 and its derivatives in s (the far-field form: tree, cell far zones).
     PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
       const Real inv = inv_sqrt(s);

@@ -56,6 +56,9 @@ struct LennardJones {
       Real c12, c6, rc2, shift;
     };
 
+    static constexpr Range range = Range::Cutoff;
+    static constexpr Provides provides = Provides::None;
+
     Real rcut2;  // the largest cut-off^2 over all type pairs: the traversals skip pairs beyond it
     Real c12, c6, shift;  // the one-parameter-set fast path
     int uniform;          // 1: every type pair has the same parameters (c12, c6, shift, rcut2)

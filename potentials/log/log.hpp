@@ -22,13 +22,14 @@ struct Log {
 
   template <typename Real>
   struct Evaluator {
-    static constexpr bool per_unit_mass = true;
+    static constexpr Range range = Range::LongRange;
+    static constexpr Provides provides =
+        Provides::Softening | Provides::PerUnitMass | Provides::FarField;
     Real G, soft2, log_r0_2;  // soft2 = eps^2: pair() receives r^2 + eps^2
 
     explicit Evaluator(const Params& p)
         : G(Real(p.G)), soft2(Real(p.eps * p.eps)), log_r0_2(Real(2.0 * std::log(p.r0))) {}
 
-    using real_type = Real;
     // phi(s) = G/2 (ln s - ln r0^2) and its derivatives in s (the far-field form).
     PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
       const Real inv_s = reciprocal(s);

@@ -45,8 +45,9 @@ struct SoftGas {
 
   template <typename Real>
   struct Evaluator {
-    static constexpr bool per_unit_mass = true;
-    using real_type = Real;
+    static constexpr Range range = Range::ShortPlusFar;
+    static constexpr Provides provides =
+        Provides::Softening | Provides::PerUnitMass | Provides::FarField;
     Real soft2;   // eps^2: pair() and far() receive s = r^2 + eps^2
     Real short2;  // rc^2: for s >= short2 pair() equals the far-field form (far zones, tree)
     Real a, half_a, B, half_B, a2, half_a2, ln_rc2, inv_rc2;

@@ -11,6 +11,8 @@ struct TestSpring {
   };
   template <typename Real>
   struct Evaluator {
+    static constexpr pardyn::Range range = pardyn::Range::Cutoff;
+    static constexpr pardyn::Provides provides = pardyn::Provides::None;
     Real k, rcut2;
     explicit Evaluator(const Params& p) : k(Real(p.k)), rcut2(Real(p.rcut * p.rcut)) {}
     PARDYN_HD void pair(Real r2, Real, Real, int, int, Real& fdivr, Real& e) const {

@@ -1,8 +1,8 @@
 // test_sticky: an out-of-tree long-range law with a short-range part, for the schemes that
 // approximate distant particles (tree, cell_list far zones). With s = r^2 + eps^2:
-//   U_ij = m_i m_j [ -G / sqrt(s) + k (rs^2 - s)^2  if s < rs^2 ]
+//   U_ij = m_i m_j [ -G / sqrt(s) + k (rs^2 - r^2)^2  if r < rs ]
 // Newtonian attraction everywhere plus a repulsive bump inside rs; force and energy are continuous
-// at rs. The far-field form is the 1/r term alone, exact for s >= rs^2 = short2.
+// at rs. The far-field form is the 1/r term alone, exact for s >= rs^2 + eps^2 = short2.
 #pragma once
 
 #include <cmath>
@@ -20,8 +20,10 @@ struct TestSticky {
   };
   template <typename Real>
   struct Evaluator {
-    static constexpr bool per_unit_mass = true;
-    using real_type = Real;
+    static constexpr pardyn::Range range = pardyn::Range::ShortPlusFar;
+    static constexpr pardyn::Provides provides = pardyn::Provides::Softening |
+                                                 pardyn::Provides::PerUnitMass |
+                                                 pardyn::Provides::FarField;
     Real soft2, short2, G, k;
     explicit Evaluator(const Params& p)
         : soft2(Real(p.eps * p.eps)),

@@ -1,4 +1,5 @@
-// The force-law contract.
+// The force-law contract: what a pair law is, in one place (docs/plugins.md explains it with an
+// example). A law that breaks it does not compile: the checks below (PairLawContract) say what to add.
 //
 // A pair law is a struct `Law` with
 //   - `static FactoryInfo info()`: name, summary, documentation (formula, units), supported dimensions
@@ -6,26 +7,37 @@
 //   - `struct Params` with `static Params from(const ParamSet&)`: the validated parameters in double;
 //   - `template <typename Real> struct Evaluator`: a small trivially-copyable struct built from Params,
 //     with
+//         static constexpr Range range = Range::...;        // required: the law's reach
+//         static constexpr Provides provides = Provides::...;  // required: what else it offers
 //         PARDYN_HD void pair(Real r2, Real mi, Real mj, int ti, int tj, Real& fdivr, Real& e) const;
-//     which, for two particles i, j at squared distance r2 (separation d = x_i - x_j), returns
+//     pair() returns, for two particles i, j at squared distance r2 (separation d = x_i - x_j),
 //       fdivr: the force on i divided by r, so that F_i = fdivr * d (negative = attraction), and
-//       e:     the pair energy U(r),
-//     and the optional members
-//         static constexpr bool per_unit_mass = true;  // fdivr and e are per unit mass of i
-//                                                      // (gravity: saves m_i per pair)
-//         Real rcut2;                                  // squared cut-off; pairs beyond are skipped
-//         Real soft2;                                  // a softening added to r^2: pair() then
-//                                                      // receives r^2 + soft2 (the traversal folds
-//                                                      // it into the r^2 sum: one operation less)
-//   and, for long-range laws, the optional far-field form (what the tree and the far zones of
-//   cell_list use; a law without it cannot use them):
-//         static constexpr bool per_unit_mass = true;  // required with far()
+//       e:     the pair energy U(r).
+//
+// range, one of
+//   Range::LongRange     every pair interacts (gravity, log). Needs no member.
+//   Range::Cutoff        pairs at r^2 >= rcut2 are skipped. Needs `Real rcut2;` (the squared cut-off,
+//                        the largest one if it depends on the types).
+//   Range::ShortPlusFar  long range, with a short-range part: pair() equals the far-field form (below)
+//                        wherever r^2 + soft2 >= short2 (soft_gas: short2 = rc^2). Needs
+//                        `Real short2;` and Provides::FarField. The tree and the cell list's far zones
+//                        keep every pair closer than sqrt(short2 - soft2) exact.
+// provides, Provides::None or any of these joined with |
+//   Provides::Softening    `Real soft2;` is added to r^2: pair() and far() receive r^2 + soft2 (the
+//                          traversal folds it into the r^2 sum: one operation less).
+//   Provides::PerUnitMass  fdivr and e are per unit mass of i (gravity: saves m_i per pair).
+//   Provides::FarField     the far-field form, what the tree and the far zones of cell_list use (a law
+//                          without it cannot use them); not with Range::Cutoff, needs PerUnitMass:
 //         PARDYN_HD void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const;
 //     where the pair energy is U_ij = m_i m_j phi(s) at s = r^2 + soft2 for every r beyond the
 //     law's short-range part, and d1, d2, d3 are the first three derivatives of phi with respect to s.
 //     A group of particles of total mass M seen from far away at separation d = x_i - X (X its centre
 //     of mass, s = |d|^2 + soft2) pulls i with a_i = -2 M d1 d (monopole); its quadrupole moment adds
 //     terms in d2 and d3 (see traversal/tree_*.hpp). Gravity: phi = -G s^-1/2; log: phi = G/2 ln s.
+//
+// Which schemes accept a law follows from these (PairPotential::supports): all_pairs always; cell_list
+// for Cutoff, and for laws with FarField (near cells exact, far cells by their moments); tree for laws
+// with FarField.
 //
 // The framework's traversal templates (traversal/*.hpp, and their CUDA counterparts) call `pair` for
 // every pair in a neighbourhood; the same evaluator runs on the CPU and the GPU.
@@ -39,45 +51,171 @@
 
 namespace pardyn {
 
+// How far a pair law reaches (see the contract above).
+enum class Range { LongRange, Cutoff, ShortPlusFar };
+
+// What a pair law offers besides pair() (see the contract above): a set of flags.
+enum class Provides : unsigned { None = 0, Softening = 1, PerUnitMass = 2, FarField = 4 };
+constexpr Provides operator|(Provides a, Provides b) { return Provides(unsigned(a) | unsigned(b)); }
+constexpr bool includes(Provides set, Provides flag) {
+  return (unsigned(set) & unsigned(flag)) != 0;
+}
+
 namespace detail {
+// The members the contract names, detected so that the checks can say which one is missing or extra.
+template <class E, class = void>
+struct declares_range : std::false_type {};
+template <class E>
+struct declares_range<E, std::enable_if_t<std::is_same_v<std::remove_cv_t<decltype(E::range)>, Range>>>
+    : std::true_type {};
+template <class E, class = void>
+struct declares_provides : std::false_type {};
+template <class E>
+struct declares_provides<
+    E, std::enable_if_t<std::is_same_v<std::remove_cv_t<decltype(E::provides)>, Provides>>>
+    : std::true_type {};
+template <class E, class = void>
+struct has_member_rcut2 : std::false_type {};
+template <class E>
+struct has_member_rcut2<E, std::void_t<decltype(std::declval<E>().rcut2)>> : std::true_type {};
+template <class E, class = void>
+struct has_member_short2 : std::false_type {};
+template <class E>
+struct has_member_short2<E, std::void_t<decltype(std::declval<E>().short2)>> : std::true_type {};
+template <class E, class = void>
+struct has_member_soft2 : std::false_type {};
+template <class E>
+struct has_member_soft2<E, std::void_t<decltype(std::declval<E>().soft2)>> : std::true_type {};
+template <class E, class = void>
+struct has_member_per_unit_mass : std::false_type {};
+template <class E>
+struct has_member_per_unit_mass<E, std::void_t<decltype(E::per_unit_mass)>> : std::true_type {};
+template <class E, class = void>
+struct has_member_far : std::false_type {};
+template <class E>
+struct has_member_far<E, std::void_t<decltype(&E::far)>> : std::true_type {};
+
+// The evaluator's precision, read from pair()'s signature (void if pair() does not have it).
+template <class E, class R>
+R real_of_pair(void (E::*)(R, R, R, int, int, R&, R&) const);
+template <class E, class = void>
+struct pair_real {
+  using type = void;
+};
+template <class E>
+struct pair_real<E, std::void_t<decltype(real_of_pair<E>(&E::pair))>> {
+  using type = decltype(real_of_pair<E>(&E::pair));
+};
+template <class E, class R, class = void>
+struct has_far_signature : std::false_type {};
+template <class E, class R>
+struct has_far_signature<E, R,
+                         std::void_t<decltype(std::declval<const E&>().far(
+                             std::declval<R>(), std::declval<R&>(), std::declval<R&>(),
+                             std::declval<R&>(), std::declval<R&>()))>> : std::true_type {};
+
+template <class E, class R>
+constexpr bool far_signature_ok() {
+  if constexpr (std::is_floating_point_v<R>)
+    return has_far_signature<E, R>::value;
+  else
+    return true;  // without a pair() of the right form the precision is unknown; reported there
+}
+
+template <class E>
+constexpr Range range_of() {
+  if constexpr (declares_range<E>::value) return E::range;
+  else return Range::LongRange;
+}
+template <class E>
+constexpr Provides provides_of() {
+  if constexpr (declares_provides<E>::value) return E::provides;
+  else return Provides::None;
+}
+
+// External evaluators (external_potential.hpp) keep their own optional `per_unit_mass`.
 template <class E, class = void>
 struct per_unit_mass_of : std::false_type {};
 template <class E>
 struct per_unit_mass_of<E, std::void_t<decltype(E::per_unit_mass)>>
     : std::bool_constant<E::per_unit_mass> {};
-template <class E, class = void>
-struct has_cutoff_of : std::false_type {};
-template <class E>
-struct has_cutoff_of<E, std::void_t<decltype(std::declval<E>().rcut2)>> : std::true_type {};
-template <class E, class = void>
-struct has_far_of : std::false_type {};
-template <class E>
-struct has_far_of<E, std::void_t<decltype(std::declval<const E&>().far(
-                         std::declval<typename E::real_type>(), std::declval<typename E::real_type&>(),
-                         std::declval<typename E::real_type&>(), std::declval<typename E::real_type&>(),
-                         std::declval<typename E::real_type&>()))>> : std::true_type {};
-template <class E, class = void>
-struct has_short2_of : std::false_type {};
-template <class E>
-struct has_short2_of<E, std::void_t<decltype(std::declval<E>().short2)>> : std::true_type {};
-template <class E, class = void>
-struct has_soft2_of : std::false_type {};
-template <class E>
-struct has_soft2_of<E, std::void_t<decltype(std::declval<E>().soft2)>> : std::true_type {};
 }  // namespace detail
+
+// The contract's checks, for a pair evaluator type Eval (e.g. Law::Evaluator<double>). Each message
+// says what to add or change; tests/contract/ compiles wrong laws and expects these messages.
+template <class Eval>
+struct PairLawContract {
+  using Real = typename detail::pair_real<Eval>::type;
+  static constexpr Range range = detail::range_of<Eval>();
+  static constexpr Provides offers = detail::provides_of<Eval>();
+
+  static_assert(detail::declares_range<Eval>::value,
+                "pardyn law contract: the evaluator must declare its range: "
+                "`static constexpr pardyn::Range range = pardyn::Range::LongRange;` "
+                "(or Range::Cutoff, Range::ShortPlusFar; see evaluator.hpp)");
+  static_assert(detail::declares_provides<Eval>::value,
+                "pardyn law contract: the evaluator must declare what it provides: "
+                "`static constexpr pardyn::Provides provides = pardyn::Provides::None;` "
+                "(or Provides::Softening | Provides::PerUnitMass | Provides::FarField; see "
+                "evaluator.hpp)");
+  static_assert(std::is_floating_point_v<Real>,
+                "pardyn law contract: the evaluator needs "
+                "`PARDYN_HD void pair(Real r2, Real mi, Real mj, int ti, int tj, Real& fdivr, "
+                "Real& e) const` (exactly this signature, not a template)");
+  static_assert(std::is_trivially_copyable_v<Eval>,
+                "pardyn law contract: an evaluator must be trivially copyable: it is passed to GPU "
+                "kernels by value");
+
+  static_assert(range != Range::Cutoff || detail::has_member_rcut2<Eval>::value,
+                "pardyn law contract: a law with range = Range::Cutoff must have a member "
+                "`Real rcut2` (the squared cut-off)");
+  static_assert(range == Range::Cutoff || !detail::has_member_rcut2<Eval>::value,
+                "pardyn law contract: the evaluator has a member `rcut2` but does not declare "
+                "range = Range::Cutoff: declare it (or rename the member) so that the cut-off is "
+                "not silently ignored");
+  static_assert(range != Range::ShortPlusFar || detail::has_member_short2<Eval>::value,
+                "pardyn law contract: a law with range = Range::ShortPlusFar must have a member "
+                "`Real short2` (the r^2 + soft2 beyond which pair() equals the far-field form)");
+  static_assert(range == Range::ShortPlusFar || !detail::has_member_short2<Eval>::value,
+                "pardyn law contract: the evaluator has a member `short2` but does not declare "
+                "range = Range::ShortPlusFar: declare it (or rename the member)");
+  static_assert(range != Range::ShortPlusFar || includes(offers, Provides::FarField),
+                "pardyn law contract: range = Range::ShortPlusFar needs Provides::FarField in "
+                "`provides` and a far() beyond the short-range part");
+  static_assert(!includes(offers, Provides::FarField) || range != Range::Cutoff,
+                "pardyn law contract: Provides::FarField is for long-range laws; a law with "
+                "range = Range::Cutoff has no far field (remove one of them)");
+  static_assert(!includes(offers, Provides::FarField) || detail::far_signature_ok<Eval, Real>(),
+                "pardyn law contract: provides has Provides::FarField, so the evaluator must have "
+                "`PARDYN_HD void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const`");
+  static_assert(includes(offers, Provides::FarField) || !detail::has_member_far<Eval>::value,
+                "pardyn law contract: the evaluator has far() but does not declare it: add "
+                "Provides::FarField to `provides`");
+  static_assert(!includes(offers, Provides::FarField) || includes(offers, Provides::PerUnitMass),
+                "pardyn law contract: far() requires per-unit-mass sums: add "
+                "Provides::PerUnitMass to `provides` (pair() then returns fdivr and e per unit "
+                "mass of i)");
+  static_assert(!includes(offers, Provides::Softening) || detail::has_member_soft2<Eval>::value,
+                "pardyn law contract: provides has Provides::Softening, so the evaluator must have "
+                "a member `Real soft2` (added to r^2 before pair() and far())");
+  static_assert(includes(offers, Provides::Softening) || !detail::has_member_soft2<Eval>::value,
+                "pardyn law contract: the evaluator has a member `soft2` but does not declare it: "
+                "add Provides::Softening to `provides`");
+  static_assert(!detail::has_member_per_unit_mass<Eval>::value,
+                "pardyn law contract: `per_unit_mass` is not part of a pair law: write "
+                "Provides::PerUnitMass in `provides` instead");
+};
 
 template <class Eval>
 struct EvaluatorTraits {
-  static constexpr bool per_unit_mass = detail::per_unit_mass_of<Eval>::value;
-  static constexpr bool has_cutoff = detail::has_cutoff_of<Eval>::value;
-  static constexpr bool has_soft2 = detail::has_soft2_of<Eval>::value;
-  // A long-range law with a short-range part declares `Real short2`: pair() equals the far-field
-  // form wherever r^2 + soft2 >= short2 (soft_gas: rc^2).
-  static constexpr bool has_short_part = detail::has_short2_of<Eval>::value;
-  // far() needs the evaluator to name its precision: `using real_type = Real;`.
-  static constexpr bool has_far_field = detail::has_far_of<Eval>::value;
-  static_assert(std::is_trivially_copyable_v<Eval>,
-                "an evaluator must be trivially copyable: it is passed to GPU kernels by value");
+  using Contract = PairLawContract<Eval>;
+  static_assert(sizeof(Contract) > 0, "");  // instantiates the contract's checks
+  static constexpr bool per_unit_mass = includes(Contract::offers, Provides::PerUnitMass);
+  static constexpr bool has_cutoff = Contract::range == Range::Cutoff;
+  static constexpr bool has_soft2 = includes(Contract::offers, Provides::Softening);
+  // A long-range law with a short-range part (Range::ShortPlusFar, `Real short2`).
+  static constexpr bool has_short_part = Contract::range == Range::ShortPlusFar;
+  static constexpr bool has_far_field = includes(Contract::offers, Provides::FarField);
 };
 
 // r^2 as the evaluator wants it (with its softening folded in), from a separation d. Dim is explicit:

@@ -46,10 +46,12 @@ void external_compute(const typename Law::Params& params, ParticleStore& s,
 template <class Eval, bool Energy, class View, class Real>
 PARDYN_HD PARDYN_INLINE void add_external(const View& p, std::size_t i, const Real (&f)[3],
                                           Real e) {
+  static_assert(std::is_trivially_copyable_v<Eval>,
+                "an evaluator must be trivially copyable: it is passed to GPU kernels by value");
   const Real m = p.mass[i];
-  const Real to_acc = EvaluatorTraits<Eval>::per_unit_mass ? Real(1) : Real(1) / m;
+  const Real to_acc = detail::per_unit_mass_of<Eval>::value ? Real(1) : Real(1) / m;
   for (int d = 0; d < View::dim; ++d) p.a[d][i] += f[d] * to_acc;
-  if constexpr (Energy) p.epot[i] += EvaluatorTraits<Eval>::per_unit_mass ? e * m : e;
+  if constexpr (Energy) p.epot[i] += detail::per_unit_mass_of<Eval>::value ? e * m : e;
 }
 
 // Loads particle i's position as the evaluator wants it (three components, 0 beyond dim).

@@ -31,6 +31,9 @@ public:
   explicit PairPotential(const Params& p, const RunInfo& run) : params_(p), run_(run) {}
 
   using Traits = EvaluatorTraits<typename Law::template Evaluator<double>>;
+  // The contract's checks (evaluator.hpp) for both precisions, before anything uses the evaluator.
+  static_assert(sizeof(PairLawContract<typename Law::template Evaluator<float>>) > 0 &&
+                sizeof(PairLawContract<typename Law::template Evaluator<double>>) > 0);
 
   // All-pairs always; a cell list for cut-off laws and for long-range laws with a far field (exact
   // near cells, far cells by their moments); a tree for laws with a far field (a law with a
@@ -64,7 +67,7 @@ public:
   }
 
   double cutoff() const override {
-    if constexpr (EvaluatorTraits<typename Law::template Evaluator<double>>::has_cutoff)
+    if constexpr (Traits::has_cutoff)
       return std::sqrt(typename Law::template Evaluator<double>(params_).rcut2);
     else
       return std::numeric_limits<double>::infinity();
