@@ -218,6 +218,24 @@ struct EvaluatorTraits {
   static constexpr bool has_far_field = includes(Contract::offers, Provides::FarField);
 };
 
+// The traversals' compile-time variants, chosen once here from two run-time switches (energy and
+// periodic, or energy and quadrupole): calls f(std::bool_constant<a>{}, std::bool_constant<b>{}),
+// so that a traversal writes `dispatch_variant(energy, periodic, [&](auto e, auto per) {
+// kernel<decltype(e)::value, decltype(per)::value>(...); })`.
+template <class F>
+void dispatch_variant(bool a, bool b, F&& f) {
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (a && b)
+    f(Yes{}, Yes{});
+  else if (a)
+    f(Yes{}, No{});
+  else if (b)
+    f(No{}, Yes{});
+  else
+    f(No{}, No{});
+}
+
 // r^2 as the evaluator wants it (with its softening folded in), from a separation d. Dim is explicit:
 // in 2D a fma(0, 0, x) would stay in the code (IEEE does not allow dropping it: -0 + 0 = +0).
 template <int Dim, class Eval, class Real>

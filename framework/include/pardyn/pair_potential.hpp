@@ -102,16 +102,15 @@ public:
       if (nb.data) {  // a block of another rank (all-pairs ring)
         const auto& blk = *static_cast<const SourceBlock*>(nb.data);
         const auto* rec = static_cast<const Real*>(blk.pos);
-        if (energy && periodic) cpu::all_pairs_sources<true, true>(ev, view, img, rec, blk.type, blk.n);
-        else if (energy) cpu::all_pairs_sources<true, false>(ev, view, img, rec, blk.type, blk.n);
-        else if (periodic) cpu::all_pairs_sources<false, true>(ev, view, img, rec, blk.type, blk.n);
-        else cpu::all_pairs_sources<false, false>(ev, view, img, rec, blk.type, blk.n);
+        dispatch_variant(energy, periodic, [&](auto e, auto per) {
+          cpu::all_pairs_sources<decltype(e)::value, decltype(per)::value>(ev, view, img, rec,
+                                                                           blk.type, blk.n);
+        });
         return;
       }
-      if (energy && periodic) cpu::all_pairs<true, true>(ev, view, img);
-      else if (energy) cpu::all_pairs<true, false>(ev, view, img);
-      else if (periodic) cpu::all_pairs<false, true>(ev, view, img);
-      else cpu::all_pairs<false, false>(ev, view, img);
+      dispatch_variant(energy, periodic, [&](auto e, auto per) {
+        cpu::all_pairs<decltype(e)::value, decltype(per)::value>(ev, view, img);
+      });
     });
   }
 

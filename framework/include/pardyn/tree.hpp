@@ -132,17 +132,7 @@ void dispatch_tree_walk(const Tree& tree, std::size_t n, const Box& box, Backend
     throw Error("internal: the tree holds " + std::to_string(t.n) + " particles, the store " +
                 std::to_string(n));
   if (t.n == 0) return;
-  using Yes = std::true_type;
-  using No = std::false_type;
-  const bool quad = t.quad != nullptr;
-  if (energy && quad)
-    walk(Yes{}, Yes{}, t);
-  else if (energy)
-    walk(Yes{}, No{}, t);
-  else if (quad)
-    walk(No{}, Yes{}, t);
-  else
-    walk(No{}, No{}, t);
+  dispatch_variant(energy, t.quad != nullptr, [&](auto e, auto q) { walk(e, q, t); });
 }
 
 namespace tree_detail {

@@ -314,10 +314,10 @@ void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const Box& box,
   const auto img = PeriodicImage<Real>::make(box);
   const bool periodic = box.any_periodic(Dim);
   const int fs = forced_splits;
-  if (energy && periodic) detail::launch_all_pairs<Eval, Real, Dim, true, true>(ev, p, img, fs, blk);
-  else if (energy) detail::launch_all_pairs<Eval, Real, Dim, true, false>(ev, p, img, fs, blk);
-  else if (periodic) detail::launch_all_pairs<Eval, Real, Dim, false, true>(ev, p, img, fs, blk);
-  else detail::launch_all_pairs<Eval, Real, Dim, false, false>(ev, p, img, fs, blk);
+  dispatch_variant(energy, periodic, [&](auto e, auto per) {
+    detail::launch_all_pairs<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>(ev, p, img,
+                                                                                        fs, blk);
+  });
 }
 
 // The same with a given shape (K targets per thread, T threads, U sources unrolled): for tuning.

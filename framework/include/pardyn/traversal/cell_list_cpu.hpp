@@ -317,49 +317,30 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
     if constexpr (EvaluatorTraits<Eval>::has_far_field) {
       check_near_zone(ev, cl);
       const bool quad = cl.cell_quad != nullptr;
-      if (energy && quad)
-        detail::stencil_forces<true, false, true, true>(ev, p, cl, img);
-      else if (energy)
-        detail::stencil_forces<true, false, true, false>(ev, p, cl, img);
-      else if (quad)
-        detail::stencil_forces<false, false, true, true>(ev, p, cl, img);
-      else
-        detail::stencil_forces<false, false, true, false>(ev, p, cl, img);
+      dispatch_variant(energy, quad, [&](auto e, auto q) {
+        detail::stencil_forces<decltype(e)::value, false, true, decltype(q)::value>(ev, p, cl,
+                                                                                    img);
+      });
       return;
     } else {
       throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");
     }
   }
   if (cl.verlet && cl.half) {
-    if (energy && periodic)
-      detail::verlet_half_forces<true, true>(ev, p, cl, img);
-    else if (energy)
-      detail::verlet_half_forces<true, false>(ev, p, cl, img);
-    else if (periodic)
-      detail::verlet_half_forces<false, true>(ev, p, cl, img);
-    else
-      detail::verlet_half_forces<false, false>(ev, p, cl, img);
+    dispatch_variant(energy, periodic, [&](auto e, auto per) {
+      detail::verlet_half_forces<decltype(e)::value, decltype(per)::value>(ev, p, cl, img);
+    });
     return;
   }
   if (cl.verlet) {
-    if (energy && periodic)
-      detail::verlet_forces<true, true>(ev, p, cl, img);
-    else if (energy)
-      detail::verlet_forces<true, false>(ev, p, cl, img);
-    else if (periodic)
-      detail::verlet_forces<false, true>(ev, p, cl, img);
-    else
-      detail::verlet_forces<false, false>(ev, p, cl, img);
+    dispatch_variant(energy, periodic, [&](auto e, auto per) {
+      detail::verlet_forces<decltype(e)::value, decltype(per)::value>(ev, p, cl, img);
+    });
     return;
   }
-  if (energy && periodic)
-    detail::stencil_forces<true, true, false>(ev, p, cl, img);
-  else if (energy)
-    detail::stencil_forces<true, false, false>(ev, p, cl, img);
-  else if (periodic)
-    detail::stencil_forces<false, true, false>(ev, p, cl, img);
-  else
-    detail::stencil_forces<false, false, false>(ev, p, cl, img);
+  dispatch_variant(energy, periodic, [&](auto e, auto per) {
+    detail::stencil_forces<decltype(e)::value, decltype(per)::value, false>(ev, p, cl, img);
+  });
 }
 
 }  // namespace pardyn::cpu

@@ -169,14 +169,10 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
       const unsigned b = detail::cl_blocks(cl.n, detail::kFarThreads);
       constexpr int T = detail::kFarThreads;
       const bool quad = cl.cell_quad != nullptr;
-      if (energy && quad)
-        detail::cl_far_kernel<Eval, Real, Dim, true, true><<<b, T>>>(ev, p, cl);
-      else if (energy)
-        detail::cl_far_kernel<Eval, Real, Dim, true, false><<<b, T>>>(ev, p, cl);
-      else if (quad)
-        detail::cl_far_kernel<Eval, Real, Dim, false, true><<<b, T>>>(ev, p, cl);
-      else
-        detail::cl_far_kernel<Eval, Real, Dim, false, false><<<b, T>>>(ev, p, cl);
+      dispatch_variant(energy, quad, [&](auto e, auto q) {
+        detail::cl_far_kernel<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>
+            <<<b, T>>>(ev, p, cl);
+      });
       PARDYN_CUDA_CHECK_LAUNCH("cl_far_kernel");
       return;
     } else {
@@ -185,14 +181,9 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
   }
   const auto img = PeriodicImage<Real>::make(box);
   const bool periodic = box.any_periodic(Dim);
-  if (energy && periodic)
-    detail::cl_launch<Eval, Real, Dim, true, true>(ev, p, cl, img);
-  else if (energy)
-    detail::cl_launch<Eval, Real, Dim, true, false>(ev, p, cl, img);
-  else if (periodic)
-    detail::cl_launch<Eval, Real, Dim, false, true>(ev, p, cl, img);
-  else
-    detail::cl_launch<Eval, Real, Dim, false, false>(ev, p, cl, img);
+  dispatch_variant(energy, periodic, [&](auto e, auto per) {
+    detail::cl_launch<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>(ev, p, cl, img);
+  });
 }
 
 }  // namespace pardyn::cuda
