@@ -893,14 +893,6 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     diag.set_fallback(nullptr);
   }
 
-  RunInfo probe;
-  probe.dim = sc.dim;
-  probe.precision = sc.precision;
-  probe.backend = Backend::Cpu;
-  probe.box = sc.box;
-  probe.seed = sc.seed;
-  probe.scenario_dir = sc.dir;
-  probe.quiet = true;
   // A plugin section: type = "name" plus that plugin's keys.
   auto plugin_section = [&](const toml::table& t, PluginKind kind, const std::string& label,
                             const std::string& default_type, const std::set<std::string>& extra,
@@ -1052,7 +1044,6 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
       sc.outputs.push_back(std::move(o));
     }
   }
-  (void)probe;
   diag.throw_if_any();
   choose_schemes(sc, registry);
   energy_notes(sc, registry);

@@ -9,7 +9,7 @@ namespace {
 
 class TreeScheme final : public Scheme {
 public:
-  TreeScheme(const tree_build::TreeParams& p, const RunInfo& run) : params_(p), run_(run) {
+  explicit TreeScheme(const tree_build::TreeParams& p) : params_(p) {
     tree_.theta = p.theta;
     tree_.quadrupole = p.quadrupole;
   }
@@ -36,7 +36,6 @@ public:
 
 private:
   tree_build::TreeParams params_;
-  RunInfo run_;
   Tree tree_;
   std::unique_ptr<tree_build::TreeBuilder> builder_;
   Backend built_for_ = Backend::Cpu;
@@ -80,7 +79,7 @@ void register_tree(Registrar& r) {
           if (run.box.any_periodic(run.dim))
             throw Error((ps.context.empty() ? std::string("scheme \"tree\"") : ps.context) + ": " +
                         tree_periodic_message());
-          return std::unique_ptr<Scheme>(new TreeScheme(p, run));
+          return std::unique_ptr<Scheme>(new TreeScheme(p));
         }));
 }
 

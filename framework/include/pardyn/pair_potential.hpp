@@ -28,7 +28,7 @@ class PairPotential final : public Potential {
 public:
   using Params = typename Law::Params;
 
-  explicit PairPotential(const Params& p, const RunInfo& run) : params_(p), run_(run) {}
+  explicit PairPotential(const Params& p) : params_(p) {}
 
   using Traits = EvaluatorTraits<typename Law::template Evaluator<double>>;
   // The contract's checks (evaluator.hpp) for both precisions, before anything uses the evaluator.
@@ -116,7 +116,6 @@ public:
 
 private:
   Params params_;
-  RunInfo run_;
 };
 
 template <class Law>
@@ -128,9 +127,8 @@ void register_pair_potential(Registrar& r) {
 #else
   info.backends = kCpu;
 #endif
-  r.add(std::move(info), Factory<Potential>([](const ParamSet& ps, const RunInfo& run) {
-          return std::unique_ptr<Potential>(
-              new PairPotential<Law>(Law::Params::from(ps), run));
+  r.add(std::move(info), Factory<Potential>([](const ParamSet& ps, const RunInfo&) {
+          return std::unique_ptr<Potential>(new PairPotential<Law>(Law::Params::from(ps)));
         }));
 }
 

@@ -419,7 +419,7 @@ public:
 };
 
 // ---------------------------------------------------------------------------------------------------
-// The binary contract. Bump PARDYN_PLUGIN_ABI whenever anything in the SDK headers changes layout or
+// The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
 constexpr std::uint32_t kPluginAbi = 8;
 

@@ -210,8 +210,6 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
 #endif
   }
   visit(s, [&](auto p) {
-    const double* none = nullptr;
-    (void)none;
     const auto* x = p.x[slab.axis];
     const std::int64_t n = std::int64_t(end - begin);
 #pragma omp parallel for schedule(static) if (n > 65536)
