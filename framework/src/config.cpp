@@ -574,9 +574,6 @@ ParamSet parse_params(const Schema& schema, const std::string& toml_text,
   return ps;
 }
 
-namespace {
-// A plugin's parameters with their defaults, and a value inside its range for each required one
-// (a uniform field's g): enough to make the object and ask it what it supports.
 ParamSet sample_params(const Schema& schema, int dim) {
   ParamSet ps;
   for (const auto& p : schema.specs()) {
@@ -602,7 +599,6 @@ ParamSet sample_params(const Schema& schema, int dim) {
   }
   return ps;
 }
-}  // namespace
 
 std::vector<SchemeSupport> scheme_support(const Registry& registry, const FactoryInfo& potential) {
   std::vector<SchemeSupport> out;

@@ -1,11 +1,13 @@
-// The pardyn command line: run, validate, plugins, version.
+// The pardyn command line: run, validate, plugins, check-plugin, checkpoint, version.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "checkpoint.hpp"
+#include "conformance/conformance.hpp"
 #include "pardyn/config.hpp"
 #include "pardyn/simulation.hpp"
 #include "parallel/communicator.hpp"
@@ -240,6 +242,31 @@ int cmd_checkpoint(const std::string& where) {
   return bad ? 1 : 0;
 }
 
+// pardyn check-plugin NAME: the conformance suite (conformance/conformance.hpp) for one potential.
+int cmd_check_plugin(const Registry& reg, const std::string& name, const std::string& params,
+                     const std::string& reference, bool gpu) {
+  conformance::Options o;
+  o.params = params;
+  std::replace(o.params.begin(), o.params.end(), ';', '\n');
+  o.gpu = gpu;
+  conformance::Reference ref;
+  if (!reference.empty()) {
+    ref = conformance::read_reference(reference);
+    o.reference = &ref;
+  }
+  if (!reg.find(PluginKind::Potential, name)) {
+    std::string hint = nearest(name, reg.names(PluginKind::Potential));
+    std::fprintf(stderr, "pardyn: error: no potential named '%s' is loaded%s%s\n", name.c_str(),
+                 hint.empty() ? "" : "; did you mean ", hint.empty() ? "" : ("'" + hint + "'?").c_str());
+    const std::string refused = reg.refused_hint();
+    if (!refused.empty()) std::fprintf(stderr, "%s\n", refused.c_str());
+    return 1;
+  }
+  const auto results = conformance::check_law(reg, name, o);
+  std::cout << conformance::table(name, results);
+  return conformance::passed(results) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -278,6 +305,22 @@ int main(int argc, char** argv) {
       "checkpoint", "check checkpoints and say what they hold (a file, or a run's output folder)");
   std::string ckpt_where;
   ckpt_cmd->add_option("where", ckpt_where, "checkpoint file or output folder")->required();
+
+  auto* check_cmd = app.add_subcommand(
+      "check-plugin",
+      "run the conformance checks of a force law (built in, or a plugin in $PARDYN_PLUGIN_PATH or "
+      "--plugin-path) and print a pass/fail table");
+  std::string check_name, check_params, check_reference;
+  std::vector<std::string> check_paths;
+  bool check_no_gpu = false;
+  check_cmd->add_option("name", check_name, "the potential's name (type = \"NAME\")")->required();
+  check_cmd->add_option("--params", check_params,
+                        "its parameters, TOML key = value separated by ';' (default: its "
+                        "defaults, or the reference file's)");
+  check_cmd->add_option("--reference", check_reference,
+                        "analytic values to compare with: CSV r,U,fdivr (format: docs/plugins.md)");
+  check_cmd->add_option("--plugin-path", check_paths, "a plugin file or folder to load (repeatable)");
+  check_cmd->add_flag("--no-gpu", check_no_gpu, "do not compare with the GPU");
 
   auto* version = app.add_subcommand("version", "print version and build information");
 
@@ -343,6 +386,10 @@ int main(int argc, char** argv) {
     if (*ckpt_cmd) return cmd_checkpoint(ckpt_where);
     // A refused plugin file stops only what needs it (docs/plugins.md); `pardyn plugins` lists it.
     registry.load_default();
+    if (*check_cmd) {
+      for (const auto& path : check_paths) registry.load_path(path);
+      return cmd_check_plugin(registry, check_name, check_params, check_reference, !check_no_gpu);
+    }
     if (*plugins && *doc_cmd) return cmd_plugins_doc(registry);
     if (*plugins) return cmd_plugins(registry, show);
     Scenario sc;

@@ -13,6 +13,10 @@ cmake --build tpl/build >/dev/null
 PARDYN_PLUGIN_PATH="$WORK/tpl/build/plugins" "$PARDYN" plugins show yukawa > show.txt
 grep -q "kappa" show.txt || fail "the template's plugin is not listed"
 grep -q "^schemes: all_pairs, cell_list$" show.txt || fail "plugins show yukawa: $(grep schemes show.txt)"
+# The conformance suite, as the template's README tells authors to run it.
+(cd tpl && PARDYN_PLUGIN_PATH="$WORK/tpl/build/plugins" "$PARDYN" check-plugin yukawa \
+  --reference yukawa.csv) > check.txt || { cat check.txt; fail "check-plugin yukawa failed"; }
+grep -q "^analytic .* pass " check.txt || fail "check-plugin yukawa compared no analytic values"
 
 # Energy is conserved by the template's law under leapfrog (a real force, not zero), and because
 # its energy is shifted at the cut-off the error falls with the step instead of staying at the

@@ -99,6 +99,11 @@ std::vector<std::string> scenario_changes(const std::string& before, const std::
 ParamSet parse_params(const Schema& schema, const std::string& toml_text,
                       const std::string& context);
 
+// A plugin's parameters with their defaults, and a value inside its range for each required one
+// (a uniform field's g, one value per axis of a `dim`-dimensional run): enough to make the object,
+// ask it what it supports (scheme_support) or check it (pardyn check-plugin).
+ParamSet sample_params(const Schema& schema, int dim);
+
 // The framework's own section schemas (documented by `pardyn plugins show simulation`).
 const Schema& simulation_schema();
 const Schema& box_schema();
