@@ -33,13 +33,8 @@ std::string trim(const std::string& s) {
 
 std::string num(double x) { return format_number(x, 2); }
 
-// What one force evaluation gives.
-struct Forces {
-  HostParticles hp;
-  double potential = 0;
-};
+}  // namespace
 
-// The law's forces on `in` with a scheme (its default parameters), on one backend and precision.
 Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& params,
                 const HostParticles& in, const Box& box, Precision prec, Backend backend,
                 const std::string& scheme) {
@@ -68,6 +63,8 @@ Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& par
   f.potential = ops->reduce(s).potential;
   return f;
 }
+
+namespace {
 
 Box walled_cube(int dim, double side) {
   Box b;

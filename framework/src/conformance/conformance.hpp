@@ -17,9 +17,23 @@
 #include <string>
 #include <vector>
 
+#include "pardyn/particles.hpp"
 #include "pardyn/registry.hpp"
 
 namespace pardyn::conformance {
+
+// One force evaluation of a law: the particles with their accelerations, per-particle energies
+// and virials, and the total potential energy. The tests' own "forces of one law" helpers
+// (test_potentials, test_tree, test_cuda_forces) do the same and can move onto it.
+struct Forces {
+  HostParticles hp;
+  double potential = 0;
+};
+// The potential `law` (parameters `params`) on the particles `in` in `box`, with `scheme` at its
+// default parameters, on one backend and precision.
+Forces evaluate(const Registry& registry, const std::string& law, const ParamSet& params,
+                const HostParticles& in, const Box& box, Precision prec, Backend backend,
+                const std::string& scheme);
 
 enum class Status { Pass, Fail, Skip };
 const char* to_string(Status s);
