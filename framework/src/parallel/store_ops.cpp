@@ -509,9 +509,9 @@ char* Stage::device(Backend b, std::size_t bytes) {
 }
 
 char* Stage::host(Backend b, std::size_t bytes) {
-  Impl& m = *impl_;
   if (b == Backend::Cpu) return device(b, bytes);
 #if defined(PARDYN_HAVE_CUDA)
+  Impl& m = *impl_;
   return grow(m.pinned, m.pinned_bytes, bytes, gpu::pinned_alloc, gpu::pinned_free);
 #else
   no_cuda();
