@@ -2,7 +2,7 @@
 // instantiated for each built-in law, the out-of-tree test plugin test_sticky, and every law in
 // $PARDYN_PLUGIN_PATH. A law of this source tree must have its analytic values in tests/laws/NAME.csv
 // (written by tests/laws/make_reference.py from the formula in the law's documentation); a law may
-// name the parameters its checks use in tests/laws/NAME.toml instead.
+// name the parameters its checks use in tests/laws/NAME.params (TOML key = value lines) instead.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,7 +81,7 @@ TEST_P(Conformance, Law) {
     o.reference = &ref;
   }
   // A law without pair values may name the parameters to check it with (the walls: soft walls on).
-  const fs::path params = fs::path(PARDYN_SOURCE_DIR) / "tests" / "laws" / (name + ".toml");
+  const fs::path params = fs::path(PARDYN_SOURCE_DIR) / "tests" / "laws" / (name + ".params");
   if (fs::exists(params)) {
     std::ifstream in(params);
     std::stringstream text;
