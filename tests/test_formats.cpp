@@ -652,3 +652,46 @@ TEST(XyzObserver, SpeciesMustNameEveryType) {
 }
 
 }  // namespace
+
+// Frames of many particles are formatted in blocks of rows on several threads and written in
+// order: 50,000 particles (four blocks) read back in id order, every value as the run held it.
+TEST(FormatsRoundTrip, ManyParticlesInOrder) {
+  const std::string dir = test::scratch_dir("formats-many");
+  std::ofstream(dir + "/s.toml")
+      << "[simulation]\ndimension = 2\nsteps = 0\nseed = 9\n[box]\nlo = [0.0, 0.0]\n"
+         "hi = [300.0, 300.0]\nboundary = \"periodic\"\n"
+         "[[particles]]\ngenerator = \"uniform\"\ncount = 50000\ntemperature = 1.0\n"
+         "[[output]]\ntype = \"xyz\"\n[[output]]\ntype = \"lammps_dump\"\n";
+  Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  HostParticles held(2);
+  {
+    Simulation sim(sc, test::registry(), opt);
+    sim.run();
+    sim.store().download(held, ParticleStore::kAll);
+  }
+  const Box box = make_box(2, {0, 0}, {300, 300}, {Boundary::Periodic, Boundary::Periodic});
+  const HostParticles back =
+      generate("xyz", "path = \"" + dir + "/out/trajectory.xyz\"", 2, box, dir);
+  ASSERT_EQ(back.size(), 50000u);
+  std::vector<std::size_t> at(held.size());
+  for (std::size_t i = 0; i < held.size(); ++i) at[std::size_t(held.id[i])] = i;
+  for (std::size_t k = 0; k < back.size(); ++k) {
+    const std::size_t i = at[k];  // the xyz rows are in id order
+    ASSERT_EQ(back.x[0][k], held.x[0][i]) << "row " << k;
+    ASSERT_EQ(back.x[1][k], held.x[1][i]) << "row " << k;
+    ASSERT_EQ(back.v[0][k], held.v[0][i]) << "row " << k;
+    ASSERT_EQ(back.v[1][k], held.v[1][i]) << "row " << k;
+  }
+  // The dump's rows: ids 1 .. n in order.
+  std::ifstream dump(dir + "/out/dump.lammpstrj");
+  std::string line;
+  while (std::getline(dump, line) && line.rfind("ITEM: ATOMS", 0) != 0) {
+  }
+  for (std::int64_t id = 1; id <= 50000; ++id) {
+    ASSERT_TRUE(std::getline(dump, line));
+    ASSERT_EQ(line.substr(0, line.find(' ')), std::to_string(id));
+  }
+}

@@ -502,6 +502,8 @@ int main(int argc, char** argv) {
     if (has("fields.pvd")) sim.say("  fields.pvd   density and temperature grids for ParaView");
     if (has("trajectory.xyz")) sim.say("  trajectory.xyz  extended XYZ frames for OVITO and ASE");
     if (has("dump.lammpstrj")) sim.say("  dump.lammpstrj  LAMMPS dump frames for OVITO, VMD and LAMMPS");
+    if (has("rdf.csv")) sim.say("  rdf.csv      g(r), averaged (docs/analysis.md)");
+    if (has("msd.csv")) sim.say("  msd.csv      mean-square displacement per analysis");
     if (has("checkpoints")) sim.say("  checkpoints/ the run's state, to resume: pardyn run --resume " + dir);
     if (has("config.toml")) sim.say("  config.toml  the resolved configuration");
     sim.say("  log.txt      this run's messages, thermo lines and timing");

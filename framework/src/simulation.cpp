@@ -1296,7 +1296,7 @@ void Simulation::begin_run() {
       progress_->message("resumed from " + last_checkpoint_ + " at step " +
                          std::to_string(step_) + ", time " + format_value(time_));
     } else {
-      if (particles_changed_) particles_changed_ = false;  // the first forces are computed here
+      particles_changed_ = false;  // the first forces are computed here
       need_energy_ = true;
       apply_boundaries();
       if (has_walls_) check_inside_walls();

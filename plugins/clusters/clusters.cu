@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "../common/device_buffer.cuh"
 #include "clusters.hpp"
 #include "pardyn/cuda_check.hpp"
 
@@ -99,26 +100,6 @@ __global__ void label_kernel(const std::uint32_t* parent, const std::int32_t* id
     labels[order[k]] = id_of_root[parent[k]];
 }
 
-// A device buffer that grows.
-template <class T>
-struct Buffer {
-  T* p = nullptr;
-  std::size_t cap = 0;
-  ~Buffer() {
-    if (p) (void)cudaFree(p);
-  }
-  T* get(std::size_t n) {
-    if (n > cap) {
-      if (p) PARDYN_CUDA_CHECK(cudaFree(p));
-      p = nullptr;
-      cap = 0;
-      PARDYN_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)));
-      cap = n;
-    }
-    return p;
-  }
-};
-
 class CudaFinder final : public Finder {
 public:
   void find(const CellList& cl, std::uint32_t min_size, Found& out) override {
@@ -172,15 +153,15 @@ public:
       PARDYN_CUDA_CHECK_LAUNCH("clusters scatter_ids_kernel");
     }
     const int blocks = int(std::min<std::size_t>((n + kThreads - 1) / kThreads, 65535));
-    label_kernel<<<blocks, kThreads>>>(parent_.p, id_of_root, cl.order, n, labels);
+    label_kernel<<<blocks, kThreads>>>(parent_.data(), id_of_root, cl.order, n, labels);
     PARDYN_CUDA_CHECK_LAUNCH("clusters label_kernel");
   }
 
 private:
-  Buffer<std::uint32_t> parent_, size_;
-  Buffer<std::int32_t> idmap_, ids_;
-  Buffer<Component> big_;
-  Buffer<unsigned long long> counters_;
+  DeviceBuffer<std::uint32_t> parent_, size_;
+  DeviceBuffer<std::int32_t> idmap_, ids_;
+  DeviceBuffer<Component> big_;
+  DeviceBuffer<unsigned long long> counters_;
 };
 
 }  // namespace

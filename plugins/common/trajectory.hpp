@@ -1,8 +1,10 @@
 // Text trajectories (the xyz and lammps_dump observers): one file, one frame appended per
 // observation, every particle of the run in each frame, sorted by id.
 //
-// Frames are written on the calling thread and flushed to the operating system after each one, so
-// a crash or a kill loses no frame that was observed. In a parallel run every rank sends its
+// Each frame is copied (sorted by id) on the calling thread, then formatted and written on a
+// background thread while the run steps on; the next observation, sync() (before a checkpoint) and
+// end() wait for it. Every frame is flushed to the operating system when written, so a crash or a
+// kill loses at most the frame being written. In a parallel run every rank sends its
 // particles to rank 0 (Comm::gather, a collective call at each observation), which writes the file.
 // A resumed run (RunInfo::resume) keeps the complete frames up to the checkpoint's step and appends
 // after them; a file whose first frame cannot be read is kept as <file>.before-resume and a new one
@@ -19,6 +21,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <omp.h>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -116,18 +120,39 @@ public:
     Frame f;
     if (!collect(*ctx.particles, f)) return;  // a rank other than 0 of a parallel run
     if (!out_) throw Error(who_ + ": observe() called before begin()");
-    std::string text;
-    text.reserve(kChunk + 4096);
-    write_frame(text, f, ctx.step, ctx.time);
-    spill(text);
-    if (std::fflush(out_.get()) != 0) write_error();
+    wait();  // one frame in flight at a time (its error, if any, is thrown here)
+    const std::uint64_t step = ctx.step;
+    const double time = ctx.time;
+    pending_ = std::async(std::launch::async, [this, f = std::move(f), step, time] {
+      std::string text;
+      write_header(text, f, step, time);
+      spill(text);
+      // The rows in blocks, formatted by all threads a batch at a time and written in order.
+      const std::size_t n = f.size();
+      const std::size_t blocks = (n + kBlock - 1) / kBlock;
+      const std::size_t batch = std::size_t(std::max(1, omp_get_max_threads())) * 4;
+      std::vector<std::string> texts(std::min(batch, std::max<std::size_t>(blocks, 1)));
+      for (std::size_t b0 = 0; b0 < blocks; b0 += texts.size()) {
+        const std::size_t b1 = std::min(blocks, b0 + texts.size());
+#pragma omp parallel for schedule(dynamic, 1)
+        for (std::size_t b = b0; b < b1; ++b) {
+          std::string& part = texts[b - b0];
+          part.clear();
+          write_rows(part, f, b * kBlock, std::min(n, (b + 1) * kBlock));
+        }
+        for (std::size_t b = b0; b < b1; ++b) spill(texts[b - b0]);
+      }
+      if (std::fflush(out_.get()) != 0) write_error();
+    });
   }
 
   void sync() override {
+    wait();
     if (out_ && std::fflush(out_.get()) != 0) write_error();
   }
 
   void end() override {
+    wait();
     if (!out_) return;
     std::FILE* f = out_.release();
     if (std::fclose(f) != 0)
@@ -135,22 +160,41 @@ public:
   }
 
 protected:
-  // Appends one frame to `text`; calls flush_if_large(text) now and then so that a frame of
-  // millions of particles is not held in memory whole.
-  virtual void write_frame(std::string& text, const Frame& f, std::uint64_t step, double time) = 0;
+  // A frame is its header (anything before the particles' rows; it may throw on a frame it
+  // cannot write) followed by the rows of particles [first, last), appended to `text`. The rows
+  // are formatted on several threads at once, in blocks: write_rows must only read the frame and
+  // the object, and must not throw.
+  virtual void write_header(std::string& text, const Frame& f, std::uint64_t step, double time) = 0;
+  virtual void write_rows(std::string& text, const Frame& f, std::size_t first,
+                          std::size_t last) const = 0;
   // Resumed runs: the length in bytes of the complete frames of `path` with a step <= `step`
   // (the frames of the run that died after its checkpoint go), or -1 when the first frame cannot
   // be read (the file is then not one this observer wrote).
   virtual std::int64_t kept_bytes(const std::string& path, std::uint64_t step) const = 0;
 
-  void flush_if_large(std::string& text) {
-    if (text.size() >= kChunk) spill(text);
-  }
   const RunInfo& run() const { return run_; }
   const std::string& who() const { return who_; }
 
+  ~Writer() override { finish_pending(); }
+
+protected:
+  // Waits for the frame being written, ignoring its error: for destructors. A derived class calls
+  // it in its own destructor, as the background frame uses its write_header() and write_rows().
+  void finish_pending() noexcept {
+    try {
+      wait();
+    } catch (...) {
+    }
+  }
+
 private:
-  static constexpr std::size_t kChunk = 1 << 20;
+  static constexpr std::size_t kBlock = 16384;  // particles per block of rows (~2 MB of text)
+
+  // The frame being written in the background (if any) finished; its error rethrown.
+  void wait() {
+    if (pending_.valid()) pending_.get();
+  }
+  std::future<void> pending_;
 
   void spill(std::string& text) {
     if (!text.empty() && std::fwrite(text.data(), 1, text.size(), out_.get()) != text.size())

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../common/text_input.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::plugins {
@@ -42,28 +43,9 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
-// The longest line read; a longer one is an error (a file that is not CSV), not a string that grows
-// until memory runs out.
-constexpr std::size_t kMaxLine = 1 << 20;
-
-// Text of the file for a message: control and non-ASCII bytes as \xNN (a NUL would end the message),
-// at most `max` characters.
-std::string shown(std::string_view s, std::size_t max = 40) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (out.size() >= max) return out + "...";
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += char(c);
-    } else {
-      const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+using text::kMaxLine;
+using text::parse_int;
+using text::shown;
 
 // One line without its '\n' into `text`; false at the end of the file. A line longer than kMaxLine
 // sets `too_long` (and is not read further).
@@ -98,13 +80,6 @@ Parsed parse_real(std::string_view s, double& out) {
   if (res.ptr != s.data() + s.size()) return Parsed::NotANumber;
   if (res.ec == std::errc::result_out_of_range) return Parsed::OutOfRange;
   return res.ec == std::errc() ? Parsed::Ok : Parsed::NotANumber;
-}
-
-bool parse_int(std::string_view s, std::int64_t& out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
-  const auto res = std::from_chars(s.data(), s.data() + s.size(), out);
-  return res.ec == std::errc() && res.ptr == s.data() + s.size();
 }
 
 class CsvFile final : public Generator {

@@ -17,10 +17,11 @@ class LammpsDump final : public trajectory::Writer {
 public:
   LammpsDump(std::uint64_t interval, std::string file)
       : Writer("lammps_dump observer", interval, std::move(file)) {}
+  ~LammpsDump() override { finish_pending(); }
 
 protected:
-  void write_frame(std::string& t, const trajectory::Frame& f, std::uint64_t step,
-                   double time) override {
+  void write_header(std::string& t, const trajectory::Frame& f, std::uint64_t step,
+                    double time) override {
     using trajectory::put;
     const Box& box = run().box;
     const int dim = f.dim;
@@ -62,7 +63,16 @@ protected:
     }
     t += periodic ? "\nITEM: ATOMS id type x y z vx vy vz ix iy iz mass\n"
                   : "\nITEM: ATOMS id type x y z vx vy vz mass\n";
-    for (std::size_t i = 0; i < n; ++i) {
+  }
+
+  void write_rows(std::string& t, const trajectory::Frame& f, std::size_t first,
+                  std::size_t last) const override {
+    using trajectory::put;
+    const Box& box = run().box;
+    const int dim = f.dim;
+    bool periodic = false;
+    for (int d = 0; d < dim; ++d) periodic = periodic || box.boundary[d] == Boundary::Periodic;
+    for (std::size_t i = first; i < last; ++i) {
       trajectory::put_int(t, f.id[i] + 1);
       t += ' ';
       trajectory::put_int(t, std::int64_t(f.type[i]) + 1);
@@ -84,7 +94,6 @@ protected:
       t += ' ';
       put(t, f.mass[i]);
       t += '\n';
-      flush_if_large(t);
     }
   }
 

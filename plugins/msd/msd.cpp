@@ -45,8 +45,6 @@ public:
     const int threads = omp_get_max_threads();
     std::vector<double> part(std::size_t(threads) * m, 0.0);
     visit(s, [&](auto p) {
-      using View = decltype(p);
-      constexpr int Dim = View::dim;
       const std::int64_t n = std::int64_t(p.n);
       const double* ref = ref_.data();
       const std::size_t ids = ids_;
@@ -55,20 +53,8 @@ public:
       {
         double* acc = part.data() + std::size_t(omp_get_thread_num()) * m;
 #pragma omp for schedule(static)
-        for (std::int64_t i = 0; i < n; ++i) {
-          double dx2[3] = {0, 0, 0};
-          if (!squared_displacement(p, std::size_t(i), ref, ids, box, dx2)) {
-            acc[Dim + types] += 1;
-            continue;
-          }
-          double r2 = 0;
-          for (int d = 0; d < Dim; ++d) {
-            acc[d] += dx2[d];
-            r2 += dx2[d];
-          }
-          const int t = p.type[i];
-          if (t >= 0 && t < types) acc[Dim + t] += r2;
-        }
+        for (std::int64_t i = 0; i < n; ++i)
+          add_displacement(p, std::size_t(i), ref, ids, box, types, acc);
       }
     });
     // Thread partials added in thread order: the same sums every time.

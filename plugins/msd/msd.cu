@@ -45,20 +45,8 @@ __global__ void __launch_bounds__(kThreads)
   double acc[kMaxSums];
   for (int k = 0; k < m; ++k) acc[k] = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < p.n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    double dx2[3] = {0, 0, 0};
-    if (!squared_displacement(p, i, ref, ids, L, dx2)) {
-      acc[Dim + types] += 1;
-      continue;
-    }
-    double r2 = 0;
-    for (int d = 0; d < Dim; ++d) {
-      acc[d] += dx2[d];
-      r2 += dx2[d];
-    }
-    const int t = p.type[i];
-    if (t >= 0 && t < types) acc[Dim + t] += r2;
-  }
+       i += std::size_t(gridDim.x) * blockDim.x)
+    add_displacement(p, i, ref, ids, L, types, acc);
   for (int k = 0; k < m; ++k) {
     const double v = block_sum(acc[k], scratch);
     if (threadIdx.x == 0) partial[std::size_t(blockIdx.x) * m + k] = v;

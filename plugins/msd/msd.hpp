@@ -39,6 +39,27 @@ PARDYN_HD PARDYN_INLINE bool squared_displacement(const View& p, std::size_t i,
   return true;
 }
 
+// Adds particle i to the sums of Displacements::sums (acc[d], acc[dim + type], acc[dim + types]
+// for an id without a reference). One body for the CPU loop and the GPU kernel.
+template <class View>
+PARDYN_HD PARDYN_INLINE void add_displacement(const View& p, std::size_t i, const double* ref,
+                                              std::size_t ids, const double (&L)[3], int types,
+                                              double* acc) {
+  constexpr int Dim = View::dim;
+  double dx2[3] = {0, 0, 0};
+  if (!squared_displacement(p, i, ref, ids, L, dx2)) {
+    acc[Dim + types] += 1;
+    return;
+  }
+  double r2 = 0;
+  for (int d = 0; d < Dim; ++d) {
+    acc[d] += dx2[d];
+    r2 += dx2[d];
+  }
+  const int t = p.type[i];
+  if (t >= 0 && t < types) acc[Dim + t] += r2;
+}
+
 class Displacements {
 public:
   virtual ~Displacements() = default;

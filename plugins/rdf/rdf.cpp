@@ -68,19 +68,8 @@ void count_on_cpu(const CellList& cl, const PeriodicImage<Real>& img, const Coun
       for (std::uint32_t k = kb; k < ke; ++k) {
         const CellParticle<Real> xi = pos[k];
         const int ti = type[k];
-        for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
-          for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
-            for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-              const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
-                                                   Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
-              const std::uint32_t je = cl.cell_end[nb];
-              // Each pair once: from its lower slot (every cell is visited once per slot).
-              for (std::uint32_t j = std::max(cl.cell_start[nb], k + 1); j < je; ++j) {
-                const int e = pair_entry<Dim>(xi, ti, pos[j], type[j], img, rmax2, inv_dr, bins,
-                                              types);
-                if (e >= 0) ++h[e];
-              }
-            }
+        count_partners<Dim>(cl, k, xi, ti, lo, hi, img, rmax2, inv_dr, bins, types,
+                            [h](int e) { ++h[e]; });
       }
     }
   }

@@ -39,23 +39,13 @@ __global__ void __launch_bounds__(kThreads)
     int c[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int d = 0; d < Dim; ++d) c[d] = cl.coordinate(xi.c[d], d);
     for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], 1, lo[d], hi[d]);
-    for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
-      for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
-        for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-          const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
-                                               Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
-          const std::uint32_t je = cl.cell_end[nb];
-          std::uint32_t j = cl.cell_start[nb];
-          if (j <= std::uint32_t(k)) j = std::uint32_t(k) + 1;  // each pair once
-          for (; j < je; ++j) {
-            const int e = pair_entry<Dim>(xi, ti, pos[j], type[j], img, rmax2, inv_dr, bins, types);
-            if (e < 0) continue;
-            if (Shared)
-              atomicAdd(&sub[e], 1u);
-            else
-              atomicAdd(&hist[e], 1ull);
-          }
-        }
+    count_partners<Dim>(cl, std::uint32_t(k), xi, ti, lo, hi, img, rmax2, inv_dr, bins, types,
+                        [&](int e) {
+                          if (Shared)
+                            atomicAdd(&sub[e], 1u);
+                          else
+                            atomicAdd(&hist[e], 1ull);
+                        });
   }
   if (Shared) {
     __syncthreads();

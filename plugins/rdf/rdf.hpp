@@ -51,6 +51,32 @@ PARDYN_HD PARDYN_INLINE int pair_entry(const CellParticle<Real>& xi, int ti,
   return col * bins + (b < bins - 1 ? b : bins - 1);
 }
 
+// Every partner j > k of slot k in the cells lo .. hi (one cell ring around k's, wrapped on
+// periodic axes) closer than r_max: add(entry) with pair_entry's histogram entry. Each pair is
+// counted once, from its lower slot. One loop for the CPU and the GPU.
+template <int Dim, class Real, class Add>
+PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
+                                            const CellParticle<Real>& xi, int ti,
+                                            const int (&lo)[3], const int (&hi)[3],
+                                            const PeriodicImage<Real>& img, Real rmax2,
+                                            Real inv_dr, int bins, int types, Add&& add) {
+  const CellParticle<Real>* __restrict__ pos = cl.positions<Real>();
+  const std::int32_t* __restrict__ type = cl.type;
+  for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
+    for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
+      for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
+        const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
+                                             Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
+        const std::uint32_t je = cl.cell_end[nb];
+        std::uint32_t j = cl.cell_start[nb];
+        if (j <= k) j = k + 1;
+        for (; j < je; ++j) {
+          const int e = pair_entry<Dim>(xi, ti, pos[j], type[j], img, rmax2, inv_dr, bins, types);
+          if (e >= 0) add(e);
+        }
+      }
+}
+
 class PairCounter {
 public:
   virtual ~PairCounter() = default;

@@ -486,10 +486,11 @@ class XyzWriter final : public trajectory::Writer {
 public:
   XyzWriter(std::uint64_t interval, std::string file, std::vector<std::string> species)
       : Writer("xyz observer", interval, std::move(file)), species_(std::move(species)) {}
+  ~XyzWriter() override { finish_pending(); }
 
 protected:
-  void write_frame(std::string& t, const trajectory::Frame& f, std::uint64_t step,
-                   double time) override {
+  void write_header(std::string& t, const trajectory::Frame& f, std::uint64_t step,
+                    double time) override {
     using trajectory::put;
     const RunInfo& run = this->run();
     const Box& box = run.box;
@@ -523,17 +524,27 @@ protected:
       t += d < dim && box.boundary[d] == Boundary::Periodic ? 'T' : 'F';
     }
     t += "\"\n";
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      const std::int32_t type = f.type[i];
-      if (species_.empty()) {
-        trajectory::put_int(t, type);
-      } else if (type >= 0 && std::size_t(type) < species_.size()) {
-        t += species_[std::size_t(type)];
-      } else {
-        throw Error("xyz observer: particle " + std::to_string(f.id[i]) + " has type " +
-                    std::to_string(type) + ", which species = [...] does not name (it names types "
-                    "0 to " + std::to_string(species_.size() - 1) + "); add a name for it");
+    // Every type named before any row is written (the rows are formatted in parallel).
+    if (!species_.empty())
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        const std::int32_t type = f.type[i];
+        if (type < 0 || std::size_t(type) >= species_.size())
+          throw Error("xyz observer: particle " + std::to_string(f.id[i]) + " has type " +
+                      std::to_string(type) + ", which species = [...] does not name (it names types "
+                      "0 to " + std::to_string(species_.size() - 1) + "); add a name for it");
       }
+  }
+
+  void write_rows(std::string& t, const trajectory::Frame& f, std::size_t first,
+                  std::size_t last) const override {
+    using trajectory::put;
+    const int dim = f.dim;
+    for (std::size_t i = first; i < last; ++i) {
+      const std::int32_t type = f.type[i];
+      if (species_.empty())
+        trajectory::put_int(t, type);
+      else
+        t += species_[std::size_t(type)];
       for (int d = 0; d < 3; ++d) {
         t += ' ';
         if (d < dim) put(t, f.x[d][i]);
@@ -549,7 +560,6 @@ protected:
       t += ' ';
       trajectory::put_int(t, f.id[i]);
       t += '\n';
-      flush_if_large(t);
     }
   }
 

@@ -11,6 +11,7 @@ the outputs ([[output]]: VTK frames, thermo.csv, checkpoints ...) are written as
 line. See docs/python.md.
 """
 
+import atexit as _atexit
 import json as _json
 import math as _math
 import os as _os
@@ -127,6 +128,20 @@ def _overrides(set):
     return [str(s) for s in set]
 
 
+# The Simulations alive: closed when the interpreter exits (a module-level `sim` is otherwise torn
+# down after the modules it needs, and its last observation would be lost).
+_live = _weakref.WeakSet()
+
+
+@_atexit.register
+def _close_all():
+    for sim in list(_live):
+        try:
+            sim.close()
+        except Exception:  # pragma: no cover - the interpreter is going; nothing to report to
+            pass
+
+
 class Simulation:
     """A pardyn run, stepped from Python.
 
@@ -152,8 +167,9 @@ class Simulation:
     positions, velocities, masses or types copies the array back (the forces are recomputed
     before the next step). Changing the returned array alone changes nothing in the run.
 
-    The run's outputs are closed by close(), at the end of a `with` block, or when the object is
-    deleted; until then thermo.csv and the frames hold every observation so far.
+    The run's outputs are closed by close(), at the end of a `with` block, when the object is
+    deleted, or when Python exits; until then thermo.csv and the frames hold every observation so
+    far.
     """
 
     def __init__(self, scenario, set=None, output=None, quiet=True):
@@ -170,6 +186,7 @@ class Simulation:
             self._sim = _pardyn._Simulation(path, "", "", overrides, output or "", bool(quiet))
         self._callbacks = []
         self._sim._bind(_weakref.ref(self))
+        _live.add(self)
 
     # -- running --
     def run(self, steps=None):

@@ -20,9 +20,9 @@ expect_error() {
   echo "ok: $* -> $pattern"
 }
 
-# Runs a ParaView script through $pv (paraview-run), printing its output. xvfb-run -a can pick the
-# display of an X server that another call is still shutting down ("bad X server connection"): that
-# one failure, and only it, gets a second try after a pause. Usage: pv_run WHAT SCRIPT ARGS...
+# Runs a ParaView script through $pv (paraview-run), printing its output. paraview-run already
+# retries a refused X connection on fresh servers; should all of them refuse ("bad X server
+# connection"), that one failure, and only it, gets a second try after a pause. Usage: pv_run WHAT SCRIPT ARGS...
 pv_run() {
   local what=$1
   shift

@@ -34,6 +34,7 @@ def test_quench_sweep(tmp_path):
     assert "largest droplet holds" in out
     # Each run's own outputs, as from the command line.
     assert (tmp_path / "ramp_2/thermo.csv").exists() and (tmp_path / "ramp_6/clusters.csv").exists()
+    assert (tmp_path / "ramp_2/run.pvd").exists() and (tmp_path / "ramp_6/fields.pvd").exists()
 
 
 def test_lj_gr(tmp_path):

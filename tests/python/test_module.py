@@ -271,3 +271,16 @@ def test_installed_module_finds_its_plugins(tmp_path):
     count, folder = out.stdout.split()
     assert int(count) > 20
     assert pathlib.Path(folder) == prefix / "lib/pardyn/plugins"
+
+
+def test_exit_without_close_keeps_the_last_observation(tmp_path):
+    # A script that never closes its Simulation: Python's exit closes it, observing step 25.
+    code = ("import pardyn\n"
+            "s = pardyn.Simulation(%r, set={'simulation.steps': 50}, output=%r)\n"
+            "s.add_callback(lambda sim: sim.positions, 10)\n"
+            "s.run(25)\n" % (str(ROOT / "examples/lammps/lj2d.toml"), str(tmp_path / "o")))
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_csv(tmp_path / "o/thermo.csv")
+    assert [row[0] for row in rows] == [0, 25]
