@@ -24,9 +24,9 @@
 #include <map>
 #include <string>
 
-#include "pardyn/config.hpp"
-#include "pardyn/registry.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/registry.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "../framework/src/parallel/communicator.hpp"
 
 using namespace pardyn;

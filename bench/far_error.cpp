@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 #include "tree_systems.hpp"
 
 using namespace pardyn;

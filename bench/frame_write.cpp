@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <random>
 
-#include "pardyn/config.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/registry.hpp"
 
 using namespace pardyn;
 

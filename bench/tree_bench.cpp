@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 #include "pardyn/tree.hpp"
 #include "tree_systems.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/config.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/registry.hpp"
 
 namespace pardyn::tree_systems {
 

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/config.hpp"
-#include "pardyn/registry.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/registry.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "pardyn/version.hpp"
 
 namespace py = pybind11;

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 
 namespace pardyn::test {
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 
 namespace pardyn::test {
 

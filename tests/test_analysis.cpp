@@ -24,9 +24,9 @@
 
 #include "../plugins/rdf/rdf_geometry.hpp"
 #include "checkpoint.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

@@ -13,7 +13,7 @@
 
 #include "pardyn/backend.hpp"
 #include "pardyn/cell_list.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "support.hpp"
 #include "../bench/tree_systems.hpp"

@@ -13,9 +13,9 @@
 #include <sstream>
 
 #include "checkpoint.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

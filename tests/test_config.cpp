@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "support.hpp"
 

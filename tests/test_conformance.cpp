@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "conformance/conformance.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 
 using namespace pardyn;
 namespace fs = std::filesystem;

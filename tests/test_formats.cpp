@@ -20,7 +20,7 @@
 
 #include "pardyn/cuda.hpp"
 #include "pardyn/plugin.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <string>
 
-#include "pardyn/config.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

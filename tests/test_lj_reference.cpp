@@ -30,9 +30,9 @@
 #include <utility>
 #include <vector>
 
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

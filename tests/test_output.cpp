@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "pardyn/plugin.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/registry.hpp"
 #include "support.hpp"
 #include "plugin_file.hpp"
 

@@ -11,9 +11,9 @@
 
 #include "../potentials/soft_gas/soft_gas.hpp"
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "pardyn/progress.hpp"
+#include "pardyn/app/progress.hpp"
 
 using namespace pardyn;
 

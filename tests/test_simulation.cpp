@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

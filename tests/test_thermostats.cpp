@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "pardyn/thermostat.hpp"
 #include "support.hpp"
 

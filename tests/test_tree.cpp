@@ -9,9 +9,9 @@
 #include <random>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 #include "../bench/tree_systems.hpp"
 #include "../plugins/tree/tree_build.hpp"

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/config.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

@@ -1,4 +1,4 @@
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 
 #include <algorithm>

@@ -8,8 +8,8 @@
 
 #include "checkpoint.hpp"
 #include "conformance/conformance.hpp"
-#include "pardyn/config.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "parallel/communicator.hpp"
 
 using namespace pardyn;

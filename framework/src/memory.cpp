@@ -1,4 +1,4 @@
-#include "pardyn/memory.hpp"
+#include "pardyn/app/memory.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "pardyn/progress.hpp"
+#include "pardyn/app/progress.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,5 +1,5 @@
-#include "pardyn/registry.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/registry.hpp"
+#include "pardyn/app/simulation.hpp"
 
 #include "pardyn/cuda.hpp"
 #include "plugin_file.hpp"

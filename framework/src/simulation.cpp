@@ -1,4 +1,4 @@
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/simulation.hpp"
 
 #include <omp.h>
 
@@ -23,7 +23,7 @@
 #include "checkpoint.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/math.hpp"
-#include "pardyn/memory.hpp"
+#include "pardyn/app/memory.hpp"
 #include "pardyn/output.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/domain.hpp"

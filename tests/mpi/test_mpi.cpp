@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "pardyn/config.hpp"
-#include "pardyn/registry.hpp"
-#include "pardyn/simulation.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/registry.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "checkpoint.hpp"
 #include "parallel/communicator.hpp"
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
+#include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/particles.hpp"
 

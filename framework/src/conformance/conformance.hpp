@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "pardyn/particles.hpp"
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 
 namespace pardyn::conformance {
 

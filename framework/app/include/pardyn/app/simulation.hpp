@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "pardyn/backend.hpp"
-#include "pardyn/config.hpp"
-#include "pardyn/progress.hpp"
+#include "pardyn/app/config.hpp"
+#include "pardyn/app/progress.hpp"
 
 namespace pardyn {
 

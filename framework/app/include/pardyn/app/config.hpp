@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/registry.hpp"
+#include "pardyn/app/registry.hpp"
 
 namespace pardyn {
 
