@@ -672,9 +672,7 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
   for (auto& ps : sc.potentials) {
     if (!ps.scheme_auto) continue;
     RunInfo run;
-    run.dim = sc.dim;
-    run.precision = sc.precision;
-    run.box = sc.box;
+    fill_run_info(run, sc);
     const auto pot = registry.make_potential(ps.type, ps.params, run);
     const Reach reach = pot->reach();
     if (std::isfinite(reach.cutoff) || !(reach.short_range > 0) || pot->external()) continue;
@@ -713,9 +711,7 @@ void energy_notes(Scenario& sc, const Registry& registry) {
   std::vector<std::string> causes;
   for (const auto& m : sc.modifiers) causes.push_back("[[modifier]] \"" + m.type + "\"");
   RunInfo run;
-  run.dim = sc.dim;
-  run.precision = sc.precision;
-  run.box = sc.box;
+  fill_run_info(run, sc);
   for (const auto& p : sc.potentials) {
     std::shared_ptr<Potential> pot;
     try {
@@ -736,6 +732,15 @@ void energy_notes(Scenario& sc, const Registry& registry) {
 }  // namespace
 
 ScenarioError::~ScenarioError() = default;
+
+void fill_run_info(RunInfo& run, const Scenario& sc) {
+  run.dim = sc.dim;
+  run.precision = sc.precision;
+  run.box = sc.box;
+  run.seed = sc.seed;
+  run.scenario_dir = sc.dir;
+  run.end_time = sc.end_time;
+}
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        Registry& registry, const ScenarioSource* source) {

@@ -89,6 +89,11 @@ struct ScenarioSource {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        Registry& registry, const ScenarioSource* source = nullptr);
 
+// The run settings a scenario fixes (dimension, precision, box, seed, end time, its folder), set in
+// `run`: the one place they are taken from a scenario (the Simulation adds the backend, output
+// folder and ranks).
+void fill_run_info(RunInfo& run, const Scenario& sc);
+
 // The keys whose values differ between two resolved scenarios (Scenario::resolved_toml), as
 // "section.key" or "section[i].key", leaving out those a resumed run may change without breaking
 // exactness (simulation.steps, end_time, output, name, progress_interval, plugin_paths, and

@@ -184,6 +184,14 @@ private:
     // checkpoint saves so that a resumed run rebuilds the same structure.
     std::unique_ptr<StateVector> built_at;
   };
+  // The constructor's steps, in order (simulation.cpp; parallel_plan.cpp: plan_parallel;
+  // particle_setup.cpp: make_particles; output_folder.cpp: prepare_output_folder).
+  std::string start_backend(const Scenario& sc);  // ranks, threads, backend; returns its note
+  void make_force_terms(const Scenario& sc, const Registry& registry);
+  void plan_parallel(const Scenario& sc);  // the ring and the domain decomposition (parallel runs)
+  void make_particles(const Scenario& sc, const Registry& registry);
+  void make_modifiers_and_outputs(const Scenario& sc, const Registry& registry);
+  void prepare_output_folder(const Scenario& sc);  // rank 0
   void generate(const Scenario& sc, const Registry& registry);
   // Keeps this rank's share of the generated particles (parallel runs).
   void distribute(HostParticles& all);

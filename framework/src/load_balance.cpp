@@ -1,0 +1,116 @@
+// Load balance of the all-pairs ring: blocks resized by the ranks' measured speed and the
+// particles moved between ranks to match.
+#include "pardyn/app/simulation.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <limits>
+#include <random>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+
+#include "checkpoint.hpp"
+#include "simulation_parts.hpp"
+#include "pardyn/cuda.hpp"
+#include "pardyn/math.hpp"
+#include "pardyn/app/memory.hpp"
+#include "pardyn/output.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/domain.hpp"
+#include "parallel/ring.hpp"
+#include "parallel/store_ops.hpp"
+
+namespace fs = std::filesystem;
+
+namespace pardyn {
+
+void Simulation::redistribute(const std::vector<double>& weights) {
+  const int K = comm_->size(), me = comm_->rank();
+  std::uint64_t mine = store_->size();
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(K));
+  comm_->allgather(&mine, sizeof mine, counts.data());
+  // Ranks' blocks in rank order form one sequence; the new blocks cut it by the weights.
+  std::vector<std::uint64_t> old_begin(static_cast<std::size_t>(K) + 1, 0), new_begin(static_cast<std::size_t>(K) + 1, 0);
+  for (int r = 0; r < K; ++r) old_begin[std::size_t(r) + 1] = old_begin[std::size_t(r)] + counts[std::size_t(r)];
+  const std::uint64_t n = old_begin[std::size_t(K)];
+  double total = 0, acc = 0;
+  for (double w : weights) total += w;
+  for (int r = 0; r < K; ++r) {
+    acc += weights[std::size_t(r)];
+    new_begin[std::size_t(r) + 1] = r == K - 1 ? n : std::uint64_t(std::llround(double(n) * acc / total));
+  }
+  const std::size_t rb = parallel::record_bytes(*store_);
+  std::vector<char> all_mine;
+  parallel::IndexList every;
+  every.host.resize(store_->size());
+  for (std::size_t i = 0; i < every.host.size(); ++i) every.host[i] = std::uint32_t(i);
+  every.changed();
+  parallel::gather_records(*store_, every, all_mine);
+  // Every rank sends each other rank the overlap of its old block with that rank's new block.
+  std::vector<std::vector<char>> in(static_cast<std::size_t>(K));
+  std::vector<std::unique_ptr<parallel::Communicator::Request>> reqs;
+  std::vector<std::uint64_t> in_count(std::size_t(K), 0);
+  auto overlap = [&](int a, int b) {  // old block of a with new block of b: [lo, hi) global
+    const std::uint64_t lo = std::max(old_begin[std::size_t(a)], new_begin[std::size_t(b)]);
+    const std::uint64_t hi = std::min(old_begin[std::size_t(a) + 1], new_begin[std::size_t(b) + 1]);
+    return std::make_pair(lo, std::max(lo, hi));
+  };
+  for (int r = 0; r < K; ++r) {
+    const auto o = overlap(r, me);
+    in[std::size_t(r)].resize((o.second - o.first) * rb);
+    if (r != me && !in[std::size_t(r)].empty())
+      reqs.push_back(comm_->irecv(in[std::size_t(r)].data(), in[std::size_t(r)].size(), r, 7500));
+  }
+  for (int r = 0; r < K; ++r) {
+    const auto o = overlap(me, r);
+    if (o.second == o.first) continue;
+    const char* src = all_mine.data() + (o.first - old_begin[std::size_t(me)]) * rb;
+    if (r == me) std::copy(src, src + (o.second - o.first) * rb, in[std::size_t(me)].begin());
+    else reqs.push_back(comm_->isend(src, (o.second - o.first) * rb, r, 7500));
+  }
+  for (auto& q : reqs) q->wait();
+  store_->resize(0);
+  for (int r = 0; r < K; ++r)
+    parallel::append_records(*store_, in[std::size_t(r)].data(), in[std::size_t(r)].size() / rb);
+}
+
+bool Simulation::balance_ring() {
+  // Each rank's speed (its particles per second of its own computing) at the first evaluation
+  // sizes the blocks, so that unequal devices finish the ring together (seed 003).
+  const int K = comm_->size();
+  double t = ring_->compute_seconds();
+  ring_->reset_timer();
+  std::vector<double> times(static_cast<std::size_t>(K)), counts(static_cast<std::size_t>(K));
+  const double n = double(store_->size());
+  comm_->allgather(&t, sizeof t, times.data());
+  comm_->allgather(&n, sizeof n, counts.data());
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  std::vector<double> speed(static_cast<std::size_t>(K));
+  for (int r = 0; r < K; ++r) {
+    lo = std::min(lo, times[std::size_t(r)]);
+    hi = std::max(hi, times[std::size_t(r)]);
+    speed[std::size_t(r)] = counts[std::size_t(r)] / std::max(times[std::size_t(r)], 1e-9);
+  }
+  // Small differences are noise; a short evaluation says nothing.
+  if (hi < 1e-3 || hi < 1.1 * lo) return false;
+  redistribute(speed);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "all-pairs ring: blocks resized by measured speed (slowest rank took %.3g s, fastest %.3g s)", hi, lo);
+  progress_->message(buf);
+  return true;
+}
+
+}  // namespace pardyn
