@@ -729,31 +729,23 @@ void energy_notes(Scenario& sc, const Registry& registry) {
                      "instead (docs/user-guide.md)");
 }
 
-}  // namespace
+// What a plugin section is: the kind of plugin, the section's name in messages, the type when none
+// is given, keys besides the plugin's own (skipped) and a schema merged into its own, the key that
+// names the type, and the place messages name when not the table's own.
+struct SectionRule {
+  PluginKind kind;
+  std::string label;
+  std::string default_type;
+  std::set<std::string> extra;
+  const Schema* extra_schema = nullptr;
+  const char* type_key = "type";
+  const toml::source_region* src = nullptr;
+};
 
-ScenarioError::~ScenarioError() = default;
-
-void fill_run_info(RunInfo& run, const Scenario& sc) {
-  run.dim = sc.dim;
-  run.precision = sc.precision;
-  run.box = sc.box;
-  run.seed = sc.seed;
-  run.scenario_dir = sc.dir;
-  run.end_time = sc.end_time;
-}
-
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                       Registry& registry, const ScenarioSource* source) {
-  Scenario sc;
-  sc.path = path;
-  std::error_code ec;
-  if (!source && !fs::exists(path, ec)) throw Error(path + ": no such file");
-  sc.dir = source ? source->dir : fs::absolute(path).parent_path().string();
-  const std::string text = source ? source->text : read_scenario_file(path);
-
-  toml::table root;
+// The scenario's text as TOML; a syntax error is a ScenarioError at its place.
+toml::table parse_scenario_toml(const std::string& text, const std::string& path) {
   try {
-    root = toml::parse(text, path);
+    return toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     std::string why(e.description());
@@ -764,9 +756,41 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
                             ": TOML syntax error: " + why,
                         {{path, int(b.line), int(b.column), "TOML syntax error: " + why}});
   }
-  for (const auto& o : overrides) apply_override(root, o);
+}
 
-  Diagnostics diag(path);
+// Reads the sections of one scenario into `sc`, collecting every problem in `diag`.
+struct ScenarioReader {
+  const std::string& path;
+  toml::table& root;
+  Registry& registry;
+  Scenario& sc;
+  Diagnostics diag;
+
+  const toml::table& table_of(const char* name) const {
+    static const toml::table empty;
+    const toml::table* t = root[name].as_table();
+    return t ? *t : empty;
+  }
+  std::vector<const toml::table*> tables_of(const char* name) const {
+    std::vector<const toml::table*> out;
+    if (auto arr = root[name].as_array())
+      for (const auto& el : *arr)
+        if (auto t = el.as_table()) out.push_back(t);
+    return out;
+  }
+  void check_sections();
+  ParamSet read_simulation();
+  void read_box();
+  const FactoryInfo* plugin_section(const toml::table& t, const SectionRule& rule, PluginSpec& out);
+  void read_particles();
+  void read_potentials();
+  void read_integrator();
+  void read_modifiers();
+  void read_outputs();
+};
+
+// Every top-level key is a known section, written as a table or an array of tables as it must be.
+void ScenarioReader::check_sections() {
   const std::vector<std::string> sections = {"simulation", "box", "particles", "potential",
                                              "integrator", "modifier", "output"};
   const std::set<std::string> array_sections = {"particles", "potential", "modifier", "output"};
@@ -784,22 +808,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     if (!array_sections.count(k) && !node.is_table())
       diag.error(key.source(), "'" + k + "' must be a table: write [" + k + "]");
   }
-  diag.throw_if_any();
+}
 
-  auto table_of = [&](const char* name) -> const toml::table& {
-    static const toml::table empty;
-    const toml::table* t = root[name].as_table();
-    return t ? *t : empty;
-  };
-  auto tables_of = [&](const char* name) {
-    std::vector<const toml::table*> out;
-    if (auto arr = root[name].as_array())
-      for (const auto& el : *arr)
-        if (auto t = el.as_table()) out.push_back(t);
-    return out;
-  };
-
-  // [simulation] first: it says which extra plugins to load and the dimension everything else needs.
+// [simulation] first: it says which extra plugins to load and the dimension everything else needs.
+// Returns its parameters (plugin_paths made absolute) for the resolved configuration.
+ParamSet ScenarioReader::read_simulation() {
   ParamSet sim = check_table(table_of("simulation"), simulation_schema(), "[simulation]", {}, diag);
   sc.name = !sim.string("name").empty() ? sim.string("name") : fs::path(path).stem().string();
   sc.dim = int(sim.integer("dimension"));
@@ -831,129 +844,133 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     throw Error(path + ": [simulation] plugin_paths: plugin loading refused " +
                 std::to_string(registry.refused().size() - refused_before) + " file(s):" +
                 registry.refusals_text(refused_before));
+  return sim;
+}
 
-  // [box]
-  {
-    // boundary = "periodic" is short for the same value on every axis. The table is changed in
-    // place: a copy would lose every value's line and column (toml++ does not copy them).
-    toml::table no_box;
-    toml::table& bt = root["box"].as_table() ? *root["box"].as_table() : no_box;
-    toml::source_region boundary_src;
-    if (const toml::node* bn = bt.get("boundary"); bn && bn->is_string()) {
-      toml::array one;
-      one.push_back(bn->as_string()->get());
-      boundary_src = bn->source();
-      bt.insert_or_assign("boundary", std::move(one));
-    }
-    diag.set_fallback(boundary_src.begin.line > 0 || boundary_src.path ? &boundary_src : nullptr);
-    ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag);
-    auto axis_count = [&](const char* key, std::size_t n, bool allow_one) {
-      if (!b.has(key)) return;
-      std::size_t len = std::visit(
-          [](const auto& v) -> std::size_t {
-            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<double>> ||
-                          std::is_same_v<std::decay_t<decltype(v)>, std::vector<std::string>>)
-              return v.size();
-            else
-              return 0;
-          },
-          b.values().at(key));
-      if (len != n && !(allow_one && len == 1)) {
-        const toml::node* nd = bt.get(key);
-        diag.error(nd ? nd->source() : bt.source(),
-                   std::string("'") + key + "' in [box] has " + std::to_string(len) +
-                       " entries; a " + std::to_string(sc.dim) + "D run needs " +
-                       std::to_string(n) + (allow_one ? " (or 1 for all axes)" : ""));
-      }
-    };
-    // Defaults are 3D; a 2D run takes their first two entries when the user gave none.
-    if (bt.contains("lo")) axis_count("lo", sc.dim, false);
-    if (bt.contains("hi")) axis_count("hi", sc.dim, false);
-    if (bt.contains("boundary")) axis_count("boundary", sc.dim, true);
-    if (diag.ok()) {
-      const auto& lo = b.reals("lo");
-      const auto& hi = b.reals("hi");
-      const auto& bd = b.strings("boundary");
-      for (int d = 0; d < 3; ++d) {
-        sc.box.lo[d] = d < int(lo.size()) ? lo[d] : -1;
-        sc.box.hi[d] = d < int(hi.size()) ? hi[d] : 1;
-        const std::string& name = bd.size() == 1 ? bd[0] : bd[std::min<std::size_t>(d, bd.size() - 1)];
-        if (name == "periodic") sc.box.boundary[d] = Boundary::Periodic;
-        else if (name == "wall") sc.box.boundary[d] = Boundary::Wall;
-        else if (name == "open") sc.box.boundary[d] = Boundary::Open;
-        else
-          diag.error(bt.get("boundary") ? bt.get("boundary")->source() : bt.source(),
-                     "boundary \"" + name +
-                         "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
-        if (d < sc.dim && !(sc.box.hi[d] > sc.box.lo[d]))
-          diag.error(bt.get("hi") ? bt.get("hi")->source() : bt.source(),
-                     "[box] hi must be greater than lo on every axis (axis " +
-                                      std::to_string(d) + ")");
-      }
-    }
-    diag.set_fallback(nullptr);
+// [box]
+void ScenarioReader::read_box() {
+  // boundary = "periodic" is short for the same value on every axis. The table is changed in
+  // place: a copy would lose every value's line and column (toml++ does not copy them).
+  toml::table no_box;
+  toml::table& bt = root["box"].as_table() ? *root["box"].as_table() : no_box;
+  toml::source_region boundary_src;
+  if (const toml::node* bn = bt.get("boundary"); bn && bn->is_string()) {
+    toml::array one;
+    one.push_back(bn->as_string()->get());
+    boundary_src = bn->source();
+    bt.insert_or_assign("boundary", std::move(one));
   }
-
-  // A plugin section: type = "name" plus that plugin's keys.
-  auto plugin_section = [&](const toml::table& t, PluginKind kind, const std::string& label,
-                            const std::string& default_type, const std::set<std::string>& extra,
-                            const Schema* extra_schema, const char* type_key, PluginSpec& out,
-                            const toml::source_region* src = nullptr) -> const FactoryInfo* {
-    const toml::source_region& where = src ? *src : t.source();
-    out.where = diag.location(where);
-    const toml::node* tn = t.get(type_key);
-    std::string type = default_type;
-    if (tn) {
-      if (auto s = tn->as_string()) type = s->get();
-      else {
-        diag.error(tn->source(), "'" + std::string(type_key) + "' in " + label + " must be a string naming a " + to_string(kind) + " plugin");
-        return nullptr;
-      }
-    } else if (type.empty()) {
-      std::vector<std::string> names = registry.names(kind);
-      diag.error(where, label + " needs " + type_key + " = \"...\"; available: " + quoted_list(names));
-      return nullptr;
+  diag.set_fallback(boundary_src.begin.line > 0 || boundary_src.path ? &boundary_src : nullptr);
+  ParamSet b = check_table(bt, box_schema(), "[box]", {}, diag);
+  auto axis_count = [&](const char* key, std::size_t n, bool allow_one) {
+    if (!b.has(key)) return;
+    std::size_t len = std::visit(
+        [](const auto& v) -> std::size_t {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<double>> ||
+                        std::is_same_v<std::decay_t<decltype(v)>, std::vector<std::string>>)
+            return v.size();
+          else
+            return 0;
+        },
+        b.values().at(key));
+    if (len != n && !(allow_one && len == 1)) {
+      const toml::node* nd = bt.get(key);
+      diag.error(nd ? nd->source() : bt.source(),
+                 std::string("'") + key + "' in [box] has " + std::to_string(len) +
+                     " entries; a " + std::to_string(sc.dim) + "D run needs " +
+                     std::to_string(n) + (allow_one ? " (or 1 for all axes)" : ""));
     }
-    const FactoryInfo* info = registry.find(kind, type);
-    if (!info) {
-      std::vector<std::string> names = registry.names(kind);
-      std::string near = nearest(type, names);
-      diag.error(tn ? tn->source() : where,
-                 "no " + std::string(to_string(kind)) + " plugin named \"" + type + "\"" +
-                     (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
-                     " (available: " + quoted_list(names) + "; `pardyn plugins` lists them)" +
-                     registry.refused_hint());
-      return nullptr;
-    }
-    if (const RefusedPlugin* r = registry.refused_provider(kind, type))
-      diag.error(tn ? tn->source() : where,
-                 std::string(to_string(kind)) + " \"" + type + "\" is provided by " + info->library +
-                     " and by " + r->path + ", which was refused: " + r->reason);
-    if (!(info->dims & dim_bit(sc.dim)))
-      diag.error(tn ? tn->source() : where,
-                 std::string(to_string(kind)) + " \"" + type + "\" does not support " +
-                     std::to_string(sc.dim) + "D runs");
-    if (!(info->precisions & precision_bit(sc.precision)))
-      diag.error(tn ? tn->source() : where, std::string(to_string(kind)) + " \"" + type +
-                                                     "\" does not support precision " +
-                                                     to_string(sc.precision));
-    Schema schema = info->schema;
-    if (extra_schema) schema.merge(*extra_schema);
-    std::set<std::string> skip = extra;
-    skip.insert(type_key);
-    out.type = type;
-    out.params = check_table(t, schema, label + " (" + type + ")", skip, diag, &where);
-    out.params.base_dir = sc.dir;
-    return info;
   };
+  // Defaults are 3D; a 2D run takes their first two entries when the user gave none.
+  if (bt.contains("lo")) axis_count("lo", sc.dim, false);
+  if (bt.contains("hi")) axis_count("hi", sc.dim, false);
+  if (bt.contains("boundary")) axis_count("boundary", sc.dim, true);
+  if (diag.ok()) {
+    const auto& lo = b.reals("lo");
+    const auto& hi = b.reals("hi");
+    const auto& bd = b.strings("boundary");
+    for (int d = 0; d < 3; ++d) {
+      sc.box.lo[d] = d < int(lo.size()) ? lo[d] : -1;
+      sc.box.hi[d] = d < int(hi.size()) ? hi[d] : 1;
+      const std::string& name = bd.size() == 1 ? bd[0] : bd[std::min<std::size_t>(d, bd.size() - 1)];
+      if (name == "periodic") sc.box.boundary[d] = Boundary::Periodic;
+      else if (name == "wall") sc.box.boundary[d] = Boundary::Wall;
+      else if (name == "open") sc.box.boundary[d] = Boundary::Open;
+      else
+        diag.error(bt.get("boundary") ? bt.get("boundary")->source() : bt.source(),
+                   "boundary \"" + name +
+                       "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
+      if (d < sc.dim && !(sc.box.hi[d] > sc.box.lo[d]))
+        diag.error(bt.get("hi") ? bt.get("hi")->source() : bt.source(),
+                   "[box] hi must be greater than lo on every axis (axis " +
+                                    std::to_string(d) + ")");
+    }
+  }
+  diag.set_fallback(nullptr);
+}
 
-  // [[particles]]
+// A plugin section: type = "name" plus that plugin's keys.
+const FactoryInfo* ScenarioReader::plugin_section(const toml::table& t, const SectionRule& rule,
+                                                  PluginSpec& out) {
+  const PluginKind kind = rule.kind;
+  const std::string& label = rule.label;
+  const char* type_key = rule.type_key;
+  const toml::source_region& where = rule.src ? *rule.src : t.source();
+  out.where = diag.location(where);
+  const toml::node* tn = t.get(type_key);
+  std::string type = rule.default_type;
+  if (tn) {
+    if (auto s = tn->as_string()) type = s->get();
+    else {
+      diag.error(tn->source(), "'" + std::string(type_key) + "' in " + label + " must be a string naming a " + to_string(kind) + " plugin");
+      return nullptr;
+    }
+  } else if (type.empty()) {
+    std::vector<std::string> names = registry.names(kind);
+    diag.error(where, label + " needs " + type_key + " = \"...\"; available: " + quoted_list(names));
+    return nullptr;
+  }
+  const FactoryInfo* info = registry.find(kind, type);
+  if (!info) {
+    std::vector<std::string> names = registry.names(kind);
+    std::string near = nearest(type, names);
+    diag.error(tn ? tn->source() : where,
+               "no " + std::string(to_string(kind)) + " plugin named \"" + type + "\"" +
+                   (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
+                   " (available: " + quoted_list(names) + "; `pardyn plugins` lists them)" +
+                   registry.refused_hint());
+    return nullptr;
+  }
+  if (const RefusedPlugin* r = registry.refused_provider(kind, type))
+    diag.error(tn ? tn->source() : where,
+               std::string(to_string(kind)) + " \"" + type + "\" is provided by " + info->library +
+                   " and by " + r->path + ", which was refused: " + r->reason);
+  if (!(info->dims & dim_bit(sc.dim)))
+    diag.error(tn ? tn->source() : where,
+               std::string(to_string(kind)) + " \"" + type + "\" does not support " +
+                   std::to_string(sc.dim) + "D runs");
+  if (!(info->precisions & precision_bit(sc.precision)))
+    diag.error(tn ? tn->source() : where, std::string(to_string(kind)) + " \"" + type +
+                                                   "\" does not support precision " +
+                                                   to_string(sc.precision));
+  Schema schema = info->schema;
+  if (rule.extra_schema) schema.merge(*rule.extra_schema);
+  std::set<std::string> skip = rule.extra;
+  skip.insert(type_key);
+  out.type = type;
+  out.params = check_table(t, schema, label + " (" + type + ")", skip, diag, &where);
+  out.params.base_dir = sc.dir;
+  return info;
+}
+
+// [[particles]]
+void ScenarioReader::read_particles() {
   int block = 0;
   for (const toml::table* t : tables_of("particles")) {
     ParticleBlock pb;
     const std::string label = "[[particles]] #" + std::to_string(++block);
-    if (plugin_section(*t, PluginKind::Generator, label, "", {}, &particles_common_schema(),
-                       "generator", pb) &&
+    if (plugin_section(*t, {PluginKind::Generator, label, "", {}, &particles_common_schema(),
+                            "generator"}, pb) &&
         diag.ok()) {
       pb.particle_type = int(pb.params.integer("type"));
       pb.temperature = pb.params.real("temperature");
@@ -976,13 +993,15 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (sc.particles.empty())
     diag.error(root.source(), "the scenario has no particles: add a [[particles]] section, e.g.\n"
                               "    [[particles]]\n    generator = \"plummer\"\n    count = 1000");
+}
 
-  // [[potential]]
-  block = 0;
+// [[potential]]
+void ScenarioReader::read_potentials() {
+  int block = 0;
   for (const toml::table* t : tables_of("potential")) {
     PotentialSpec ps;
     const std::string label = "[[potential]] #" + std::to_string(++block);
-    plugin_section(*t, PluginKind::Potential, label, "", {"scheme"}, nullptr, "type", ps);
+    plugin_section(*t, {PluginKind::Potential, label, "", {"scheme"}, nullptr, "type"}, ps);
     // scheme = "name" or scheme = { type = "name", key = value, ... }
     const toml::node* sn = t->get("scheme");
     toml::table scheme_table;
@@ -998,32 +1017,43 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
                                    " must be a scheme name or a table { type = \"...\", ... }");
     }
     const toml::source_region scheme_src = sn ? sn->source() : t->source();
-    plugin_section(scheme_table, PluginKind::Scheme, label + " scheme", "all_pairs", {}, nullptr,
-                   "type", ps.scheme, &scheme_src);
+    plugin_section(scheme_table,
+                   {PluginKind::Scheme, label + " scheme", "all_pairs", {}, nullptr, "type", &scheme_src},
+                   ps.scheme);
     sc.potentials.push_back(std::move(ps));
   }
+}
 
-  // [integrator]
-  if (plugin_section(table_of("integrator"), PluginKind::Integrator, "[integrator]", "leapfrog", {},
-                     &integrator_common_schema(), "type", sc.integrator) &&
+// [integrator]
+void ScenarioReader::read_integrator() {
+  if (plugin_section(table_of("integrator"), {PluginKind::Integrator, "[integrator]", "leapfrog", {},
+                                              &integrator_common_schema(), "type"},
+                     sc.integrator) &&
       diag.ok()) {
     sc.dt_acceleration = sc.integrator.params.string("dt_control") == "acceleration";
     sc.dt_eta = sc.integrator.params.real("dt_eta");
     sc.dt_length = sc.integrator.params.real("dt_length");
   }
+}
 
-  block = 0;
+// [[modifier]]
+void ScenarioReader::read_modifiers() {
+  int block = 0;
   for (const toml::table* t : tables_of("modifier")) {
     PluginSpec m;
-    plugin_section(*t, PluginKind::Modifier, "[[modifier]] #" + std::to_string(++block), "", {},
-                   nullptr, "type", m);
+    plugin_section(*t, {PluginKind::Modifier, "[[modifier]] #" + std::to_string(++block), "", {}},
+                   m);
     sc.modifiers.push_back(std::move(m));
   }
-  block = 0;
+}
+
+// [[output]], or the default outputs when there is none.
+void ScenarioReader::read_outputs() {
+  int block = 0;
   for (const toml::table* t : tables_of("output")) {
     PluginSpec o;
-    plugin_section(*t, PluginKind::Observer, "[[output]] #" + std::to_string(++block), "", {},
-                   nullptr, "type", o);
+    plugin_section(*t, {PluginKind::Observer, "[[output]] #" + std::to_string(++block), "", {}},
+                   o);
     sc.outputs.push_back(std::move(o));
   }
   if (!root.contains("output")) {
@@ -1040,57 +1070,57 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
       PluginSpec o;
       toml::table t;
       t.insert("type", name);
-      plugin_section(t, PluginKind::Observer, std::string("default output ") + name, "", {},
-                     nullptr, "type", o);
+      plugin_section(t, {PluginKind::Observer, std::string("default output ") + name, "", {}}, o);
       sc.outputs.push_back(std::move(o));
     }
   }
-  diag.throw_if_any();
-  choose_schemes(sc, registry);
-  energy_notes(sc, registry);
+}
 
-  // The resolved configuration, every default filled in.
+// The resolved configuration, every default filled in.
+toml::table resolved_table(const Scenario& sc, const ParamSet& sim) {
   toml::table out;
-  {
-    toml::table s;
-    put_params(s, sim);
-    s.insert_or_assign("name", sc.name);
-    s.insert_or_assign("output", sc.output);
-    out.insert("simulation", std::move(s));
-    toml::table b;
-    toml::array lo, hi, bd;
-    for (int d = 0; d < sc.dim; ++d) {
-      lo.push_back(sc.box.lo[d]);
-      hi.push_back(sc.box.hi[d]);
-      bd.push_back(std::string(to_string(sc.box.boundary[d])));
-    }
-    b.insert("lo", std::move(lo));
-    b.insert("hi", std::move(hi));
-    b.insert("boundary", std::move(bd));
-    out.insert("box", std::move(b));
-    auto section = [&](const PluginSpec& p, const char* type_key) {
-      toml::table t;
-      t.insert(type_key, p.type);
-      put_params(t, p.params);
-      return t;
-    };
-    toml::array parts, pots, mods, outs;
-    for (const auto& p : sc.particles) parts.push_back(section(p, "generator"));
-    for (const auto& p : sc.potentials) {
-      toml::table t = section(p, "type");
-      t.insert_or_assign("scheme", section(p.scheme, "type"));
-      pots.push_back(std::move(t));
-    }
-    for (const auto& p : sc.modifiers) mods.push_back(section(p, "type"));
-    for (const auto& p : sc.outputs) outs.push_back(section(p, "type"));
-    out.insert("particles", std::move(parts));
-    if (!pots.empty()) out.insert("potential", std::move(pots));
-    out.insert("integrator", section(sc.integrator, "type"));
-    if (!mods.empty()) out.insert("modifier", std::move(mods));
-    if (!outs.empty()) out.insert("output", std::move(outs));
+  toml::table s;
+  put_params(s, sim);
+  s.insert_or_assign("name", sc.name);
+  s.insert_or_assign("output", sc.output);
+  out.insert("simulation", std::move(s));
+  toml::table b;
+  toml::array lo, hi, bd;
+  for (int d = 0; d < sc.dim; ++d) {
+    lo.push_back(sc.box.lo[d]);
+    hi.push_back(sc.box.hi[d]);
+    bd.push_back(std::string(to_string(sc.box.boundary[d])));
   }
-  // The scenario's path in a comment: control characters (a newline in a file name) escaped as in
-  // a TOML string, so that they cannot end the comment.
+  b.insert("lo", std::move(lo));
+  b.insert("hi", std::move(hi));
+  b.insert("boundary", std::move(bd));
+  out.insert("box", std::move(b));
+  auto section = [&](const PluginSpec& p, const char* type_key) {
+    toml::table t;
+    t.insert(type_key, p.type);
+    put_params(t, p.params);
+    return t;
+  };
+  toml::array parts, pots, mods, outs;
+  for (const auto& p : sc.particles) parts.push_back(section(p, "generator"));
+  for (const auto& p : sc.potentials) {
+    toml::table t = section(p, "type");
+    t.insert_or_assign("scheme", section(p.scheme, "type"));
+    pots.push_back(std::move(t));
+  }
+  for (const auto& p : sc.modifiers) mods.push_back(section(p, "type"));
+  for (const auto& p : sc.outputs) outs.push_back(section(p, "type"));
+  out.insert("particles", std::move(parts));
+  if (!pots.empty()) out.insert("potential", std::move(pots));
+  out.insert("integrator", section(sc.integrator, "type"));
+  if (!mods.empty()) out.insert("modifier", std::move(mods));
+  if (!outs.empty()) out.insert("output", std::move(outs));
+  return out;
+}
+
+// The scenario's path for a comment: control characters (a newline in a file name) escaped as in a
+// TOML string, so that they cannot end the comment.
+std::string comment_path(const std::string& path) {
   std::string shown;
   for (const char ch : fs::absolute(path).string()) {
     const auto c = static_cast<unsigned char>(ch);
@@ -1103,6 +1133,49 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
       shown += esc;
     } else shown += ch;
   }
+  return shown;
+}
+
+}  // namespace
+
+ScenarioError::~ScenarioError() = default;
+
+void fill_run_info(RunInfo& run, const Scenario& sc) {
+  run.dim = sc.dim;
+  run.precision = sc.precision;
+  run.box = sc.box;
+  run.seed = sc.seed;
+  run.scenario_dir = sc.dir;
+  run.end_time = sc.end_time;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       Registry& registry, const ScenarioSource* source) {
+  Scenario sc;
+  sc.path = path;
+  std::error_code ec;
+  if (!source && !fs::exists(path, ec)) throw Error(path + ": no such file");
+  sc.dir = source ? source->dir : fs::absolute(path).parent_path().string();
+  const std::string text = source ? source->text : read_scenario_file(path);
+  toml::table root = parse_scenario_toml(text, path);
+  for (const auto& o : overrides) apply_override(root, o);
+
+  ScenarioReader reader{path, root, registry, sc, Diagnostics(path)};
+  reader.check_sections();
+  reader.diag.throw_if_any();
+  const ParamSet sim = reader.read_simulation();
+  reader.read_box();
+  reader.read_particles();
+  reader.read_potentials();
+  reader.read_integrator();
+  reader.read_modifiers();
+  reader.read_outputs();
+  reader.diag.throw_if_any();
+  choose_schemes(sc, registry);
+  energy_notes(sc, registry);
+
+  const toml::table out = resolved_table(sc, sim);
+  const std::string shown = comment_path(path);
   std::ostringstream os;
   os << "# Resolved configuration of " << shown << "\n"
      << "# (every key with its value; defaults filled in). Rerun with: pardyn run <this file>\n";
