@@ -267,6 +267,238 @@ int cmd_check_plugin(const Registry& reg, const std::string& name, const std::st
   return conformance::passed(results) ? 0 : 1;
 }
 
+// The command line: what CLI11 fills in, and the subcommands (which one was given).
+struct CommandLine {
+  std::string file, show, output, resume;
+  std::vector<std::string> sets;
+  bool quiet = false, resume_changed = false;
+  std::string ckpt_where;
+  std::string check_name, check_params, check_reference;
+  std::vector<std::string> check_paths;
+  bool check_no_gpu = false;
+  CLI::App *run = nullptr, *validate = nullptr, *plugins = nullptr, *show_cmd = nullptr,
+           *doc_cmd = nullptr, *ckpt_cmd = nullptr, *check_cmd = nullptr, *version = nullptr;
+};
+
+// The subcommands and their options.
+void define_commands(CLI::App& app, CommandLine& c) {
+  c.run = app.add_subcommand("run", "run a scenario (TOML file), or resume one (--resume)");
+  c.run->add_option("file", c.file, "scenario file (with --resume: optional; the checkpoint's own "
+                                "scenario is used without it)");
+  c.run->add_option("--resume", c.resume,
+                  "continue from a checkpoint: its file, or a run's output folder (the newest "
+                  "intact checkpoint there)");
+  c.run->add_flag("--resume-changed", c.resume_changed,
+                "with --resume: allow changes that break bit-for-bit continuation (force law, N, "
+                "precision, backend, ranks, ...); the energy-drift reference starts afresh");
+  c.run->add_option("--set", c.sets, "override a key: section.key=value (repeatable)");
+  c.run->add_option("--output,-o", c.output, "output folder (overrides [simulation] output)");
+  c.run->add_flag("--quiet,-q", c.quiet, "no progress bar and no thermo lines");
+
+  c.validate = app.add_subcommand("validate", "check a scenario without running it");
+  c.validate->add_option("file", c.file, "scenario file")->required();
+  c.validate->add_option("--set", c.sets, "override a key: section.key=value (repeatable)");
+
+  c.plugins = app.add_subcommand("plugins", "list the plugins, or `plugins show NAME`");
+  c.show_cmd = c.plugins->add_subcommand("show", "print a plugin's parameters and documentation");
+  c.show_cmd->add_option("name", c.show, "plugin name (or 'simulation', 'box')")->required();
+  c.doc_cmd = c.plugins->add_subcommand("doc", "print the reference of every plugin as Markdown");
+
+  c.ckpt_cmd = app.add_subcommand(
+      "checkpoint", "check checkpoints and say what they hold (a file, or a run's output folder)");
+  c.ckpt_cmd->add_option("where", c.ckpt_where, "checkpoint file or output folder")->required();
+
+  c.check_cmd = app.add_subcommand(
+      "check-plugin",
+      "run the conformance checks of a force law (built in, or a plugin in $PARDYN_PLUGIN_PATH or "
+      "--plugin-path) and print a pass/fail table");
+  c.check_cmd->add_option("name", c.check_name, "the potential's name (type = \"NAME\")")->required();
+  c.check_cmd->add_option("--params", c.check_params,
+                        "its parameters, TOML key = value separated by ';' (default: its "
+                        "defaults, or the reference file's)");
+  c.check_cmd->add_option("--reference", c.check_reference,
+                        "analytic values to compare with: CSV r,U,fdivr (format: docs/plugins.md)");
+  c.check_cmd->add_option("--plugin-path", c.check_paths, "a plugin file or folder to load (repeatable)");
+  c.check_cmd->add_flag("--no-gpu", c.check_no_gpu, "do not compare with the GPU");
+
+  c.version = app.add_subcommand("version", "print version and build information");
+}
+
+// The --set options checked (false: a mistake, exit 2), and -o added to them.
+bool check_sets(CommandLine& cl) {
+  // A --set that is not section.key=value is a mistake in the command line: exit 2 like the others.
+  for (const auto& s : cl.sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || s.find_first_of(".[") > eq) {
+      std::fprintf(stderr,
+                   "pardyn: error: --set %s: expected section.key=value, e.g. --set "
+                   "simulation.steps=100\n",
+                   s.c_str());
+      return false;
+    }
+  }
+
+  // -o is [simulation] output: given as an override, the resolved config.toml records the folder
+  // the run really wrote to. The value is a TOML string whatever it looks like ("123", "a=b").
+  if (!cl.output.empty()) {
+    std::string quoted = "\"";
+    for (char c : cl.output) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    cl.sets.push_back("simulation.output=" + quoted + "\"");
+  }
+  return true;
+}
+
+// Parses the command line: -1 when it is good, else the exit status. A bad command line exits 2
+// (docs/user-guide.md), whatever CLI11's own code for the mistake; --help exits 0.
+int parse_command_line(CLI::App& app, CommandLine& cl, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    if (*cl.run && cl.file.empty() && cl.resume.empty())
+      throw CLI::ValidationError("file is required",
+                                 "give a scenario file, or --resume FOLDER to continue a run");
+    if (cl.resume_changed && cl.resume.empty())
+      throw CLI::ValidationError("--resume-changed", "is only meaningful with --resume");
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  return check_sets(cl) ? -1 : 2;
+}
+
+// pardyn validate.
+int cmd_validate(const Scenario& sc, const Registry& registry, const CommandLine& c) {
+  // Everything a run does short of the output folder and the steps: every plugin object is
+  // made (factories check what a schema cannot, such as a 3D lattice kind in a 2D run), the
+  // particles are generated (input files read) and checked.
+  RunOptions check;
+  check.quiet = true;
+  check.check_only = true;
+  check.output = c.output;
+  Simulation checked(sc, registry, check);
+  for (const auto& note : sc.notes) std::cout << "note: " << note << "\n";
+  std::cout << c.file << ": valid (" << sc.particles.size() << " particle block(s), "
+            << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type
+            << ", " << sc.steps << " steps, " << sc.dim << "D " << to_string(sc.precision)
+            << ")\n";
+  return 0;
+}
+
+// An interrupted run: the exit status 128 + the signal, and how to continue.
+int report_interrupted(Simulation& sim, bool root) {
+  // Interrupted: 128 + the signal, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
+  const std::string why =
+      !sim.last_checkpoint().empty()
+          ? std::string("pardyn: interrupted (") +
+                (sim.stopped_by() == SIGTERM  ? "SIGTERM"
+                 : sim.stopped_by() == SIGINT ? "SIGINT"
+                                              : "signal") +
+                "); continue with: pardyn run --resume " + sim.output_dir()
+          : "pardyn: interrupted; no checkpoint was written (add an [[output]] with type = "
+            "\"checkpoint\" to be able to continue a run)";
+  if (root) std::fprintf(stderr, "%s\n", why.c_str());
+  sim.log_line(why);
+  return 128 + sim.stopped_by();
+}
+
+// The run's summary: on the terminal (unless -q) and in log.txt.
+void print_summary(Simulation& sim) {
+  char line[256];
+  std::snprintf(line, sizeof line, "done: %llu steps, %.4g steps/s, %llu force evaluations",
+                (unsigned long long)(sim.steps_done() - std::min(sim.steps_done(), sim.first_step())),
+                sim.steps_per_second(), (unsigned long long)sim.force_evaluations());
+  sim.say(line);
+  // Only what this run wrote (a run without a vtk output has no run.pvd).
+  const std::string& dir = sim.output_dir();
+  auto has = [&](const char* f) { return std::filesystem::exists(dir + "/" + f); };
+  sim.say("output: " + dir);
+  if (has("run.pvd")) sim.say("  run.pvd      frames for ParaView:  paraview " + dir + "/run.pvd");
+  if (has("thermo.csv")) sim.say("  thermo.csv   energies, momentum, temperature per observation");
+  if (has("clusters.csv")) sim.say("  clusters.csv droplet-size histogram per analysis");
+  if (has("fields.pvd")) sim.say("  fields.pvd   density and temperature grids for ParaView");
+  if (has("trajectory.xyz")) sim.say("  trajectory.xyz  extended XYZ frames for OVITO and ASE");
+  if (has("dump.lammpstrj")) sim.say("  dump.lammpstrj  LAMMPS dump frames for OVITO, VMD and LAMMPS");
+  if (has("rdf.csv")) sim.say("  rdf.csv      g(r), averaged (docs/analysis.md)");
+  if (has("msd.csv")) sim.say("  msd.csv      mean-square displacement per analysis");
+  if (has("checkpoints")) sim.say("  checkpoints/ the run's state, to resume: pardyn run --resume " + dir);
+  if (has("config.toml")) sim.say("  config.toml  the resolved configuration");
+  sim.say("  log.txt      this run's messages, thermo lines and timing");
+}
+
+// The scenario to run: a scenario file's, or a checkpoint's (--resume) with the checkpoint; the
+// same on every rank.
+struct LoadedScenario {
+  Scenario sc;
+  std::shared_ptr<const checkpoint::Data> ck;
+  std::string ck_file;
+  std::vector<std::string> ck_notes;
+};
+
+LoadedScenario load_for_run(CommandLine& cl, Registry& registry, parallel::Communicator* comm) {
+  LoadedScenario in;
+  parallel::agree(comm, [&] {
+    if (cl.resume.empty()) {
+      in.sc = load_scenario(cl.file, cl.sets, registry);
+      return;
+    }
+    Resume r = prepare_resume(cl.resume, cl.file, cl.sets, registry, cl.resume_changed);
+    in.sc = std::move(r.scenario);
+    in.ck = r.data;
+    in.ck_file = r.file;
+    in.ck_notes = r.notes;
+    if (cl.output.empty()) cl.output = r.output_dir;
+  });
+  if (comm) {
+    // Every rank must run the same pardyn on the same scenario.
+    parallel::check_same(comm, "pardyn build",
+                         std::string(PARDYN_VERSION_STRING) + " " + Registry::build_id() +
+                             " plugin ABI " + std::to_string(kPluginAbi),
+                         "install the same pardyn on every node");
+    parallel::check_same(comm, "scenario", in.sc.resolved_toml,
+                         "give every rank the same scenario file and --set options");
+    parallel::check_same(comm, "output folder", cl.output.empty() ? in.sc.output : cl.output,
+                         "give every rank the same --output (a folder all ranks can write)");
+  }
+  return in;
+}
+
+// pardyn run: the run, its interruption or its summary; the exit status.
+int cmd_run(LoadedScenario& in, const Registry& registry, const CommandLine& cl,
+            parallel::Communicator* comm, bool root) {
+  RunOptions opt;
+  opt.quiet = cl.quiet;
+  opt.output = cl.output;
+  opt.resume = in.ck;
+  opt.resume_file = in.ck_file;
+  opt.resume_changed = cl.resume_changed;
+  if (!cl.quiet && root)
+    for (const auto& note : in.ck_notes) std::printf("note: %s\n", note.c_str());
+  if (!cl.quiet && root && !comm)
+    for (const auto& note : in.sc.notes) std::printf("note: %s\n", note.c_str());
+  Simulation sim(in.sc, registry, opt);
+  in.ck.reset();  // the simulation holds what it needs until the first step
+  g_sim = &sim;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  try {
+    sim.run();
+  } catch (const parallel::QuietError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // During the steps the ranks cannot agree on an error one of them met: this rank reports it
+    // and ends the whole job, so that no other rank waits for it forever.
+    if (comm) {
+      std::fprintf(stderr, "pardyn: error on rank %d of %d: %s\n", comm->rank(), comm->size(),
+                   e.what());
+      comm->abort(1);
+    }
+    throw;
+  }
+  g_sim = nullptr;
+  if (sim.stopped_by() > 0) return report_interrupted(sim, root);
+  print_summary(sim);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -275,88 +507,10 @@ int main(int argc, char** argv) {
                "Docs: docs/ in the source tree; `pardyn plugins` lists the force laws, schemes, "
                "integrators, generators and outputs."};
   app.require_subcommand(1);
-  std::string file, show, output, resume;
-  std::vector<std::string> sets;
-  bool quiet = false, resume_changed = false;
+  CommandLine cl;
+  define_commands(app, cl);
 
-  auto* run = app.add_subcommand("run", "run a scenario (TOML file), or resume one (--resume)");
-  run->add_option("file", file, "scenario file (with --resume: optional; the checkpoint's own "
-                                "scenario is used without it)");
-  run->add_option("--resume", resume,
-                  "continue from a checkpoint: its file, or a run's output folder (the newest "
-                  "intact checkpoint there)");
-  run->add_flag("--resume-changed", resume_changed,
-                "with --resume: allow changes that break bit-for-bit continuation (force law, N, "
-                "precision, backend, ranks, ...); the energy-drift reference starts afresh");
-  run->add_option("--set", sets, "override a key: section.key=value (repeatable)");
-  run->add_option("--output,-o", output, "output folder (overrides [simulation] output)");
-  run->add_flag("--quiet,-q", quiet, "no progress bar and no thermo lines");
-
-  auto* validate = app.add_subcommand("validate", "check a scenario without running it");
-  validate->add_option("file", file, "scenario file")->required();
-  validate->add_option("--set", sets, "override a key: section.key=value (repeatable)");
-
-  auto* plugins = app.add_subcommand("plugins", "list the plugins, or `plugins show NAME`");
-  auto* show_cmd = plugins->add_subcommand("show", "print a plugin's parameters and documentation");
-  show_cmd->add_option("name", show, "plugin name (or 'simulation', 'box')")->required();
-  auto* doc_cmd = plugins->add_subcommand("doc", "print the reference of every plugin as Markdown");
-
-  auto* ckpt_cmd = app.add_subcommand(
-      "checkpoint", "check checkpoints and say what they hold (a file, or a run's output folder)");
-  std::string ckpt_where;
-  ckpt_cmd->add_option("where", ckpt_where, "checkpoint file or output folder")->required();
-
-  auto* check_cmd = app.add_subcommand(
-      "check-plugin",
-      "run the conformance checks of a force law (built in, or a plugin in $PARDYN_PLUGIN_PATH or "
-      "--plugin-path) and print a pass/fail table");
-  std::string check_name, check_params, check_reference;
-  std::vector<std::string> check_paths;
-  bool check_no_gpu = false;
-  check_cmd->add_option("name", check_name, "the potential's name (type = \"NAME\")")->required();
-  check_cmd->add_option("--params", check_params,
-                        "its parameters, TOML key = value separated by ';' (default: its "
-                        "defaults, or the reference file's)");
-  check_cmd->add_option("--reference", check_reference,
-                        "analytic values to compare with: CSV r,U,fdivr (format: docs/plugins.md)");
-  check_cmd->add_option("--plugin-path", check_paths, "a plugin file or folder to load (repeatable)");
-  check_cmd->add_flag("--no-gpu", check_no_gpu, "do not compare with the GPU");
-
-  auto* version = app.add_subcommand("version", "print version and build information");
-
-  // A bad command line exits 2 (docs/user-guide.md), whatever CLI11's own code for the mistake;
-  // --help exits 0.
-  try {
-    app.parse(argc, argv);
-    if (*run && file.empty() && resume.empty())
-      throw CLI::ValidationError("file is required",
-                                 "give a scenario file, or --resume FOLDER to continue a run");
-    if (resume_changed && resume.empty())
-      throw CLI::ValidationError("--resume-changed", "is only meaningful with --resume");
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
-  }
-
-  // A --set that is not section.key=value is a mistake in the command line: exit 2 like the others.
-  for (const auto& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0 || s.find_first_of(".[") > eq) {
-      std::fprintf(stderr,
-                   "pardyn: error: --set %s: expected section.key=value, e.g. --set "
-                   "simulation.steps=100\n",
-                   s.c_str());
-      return 2;
-    }
-  }
-
-  // -o is [simulation] output: given as an override, the resolved config.toml records the folder
-  // the run really wrote to. The value is a TOML string whatever it looks like ("123", "a=b").
-  if (!output.empty()) {
-    std::string quoted = "\"";
-    for (char c : output) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    sets.push_back("simulation.output=" + quoted + "\"");
-  }
+  if (const int code = parse_command_line(app, cl, argc, argv); code >= 0) return code;
 
   // Started by mpirun as one of several processes: a parallel run (MPI ends when main returns).
   try {
@@ -378,136 +532,30 @@ int main(int argc, char** argv) {
   Registry registry;
   try {
     // Neither needs a plugin: no plugin file is even read.
-    if (*version) {
+    if (*cl.version) {
       std::cout << "pardyn " << PARDYN_VERSION_STRING << " (" << Registry::build_id() << ")\n"
                 << "plugins: " << Registry::builtin_plugin_dir() << "\n";
       return 0;
     }
-    if (*ckpt_cmd) return cmd_checkpoint(ckpt_where);
+    if (*cl.ckpt_cmd) return cmd_checkpoint(cl.ckpt_where);
     // A refused plugin file stops only what needs it (docs/plugins.md); `pardyn plugins` lists it.
     registry.load_default();
-    if (*check_cmd) {
-      for (const auto& path : check_paths) registry.load_path(path);
-      return cmd_check_plugin(registry, check_name, check_params, check_reference, !check_no_gpu);
+    if (*cl.check_cmd) {
+      for (const auto& path : cl.check_paths) registry.load_path(path);
+      return cmd_check_plugin(registry, cl.check_name, cl.check_params, cl.check_reference, !cl.check_no_gpu);
     }
-    if (*plugins && *doc_cmd) return cmd_plugins_doc(registry);
-    if (*plugins) return cmd_plugins(registry, show);
-    Scenario sc;
-    std::shared_ptr<const checkpoint::Data> ck;
-    std::string ck_file;
-    std::vector<std::string> ck_notes;
-    parallel::agree(comm, [&] {
-      if (resume.empty()) {
-        sc = load_scenario(file, sets, registry);
-        return;
-      }
-      Resume r = prepare_resume(resume, file, sets, registry, resume_changed);
-      sc = std::move(r.scenario);
-      ck = r.data;
-      ck_file = r.file;
-      ck_notes = r.notes;
-      if (output.empty()) output = r.output_dir;
-    });
-    if (comm) {
-      // Every rank must run the same pardyn on the same scenario.
-      parallel::check_same(comm, "pardyn build",
-                           std::string(PARDYN_VERSION_STRING) + " " + Registry::build_id() +
-                               " plugin ABI " + std::to_string(kPluginAbi),
-                           "install the same pardyn on every node");
-      parallel::check_same(comm, "scenario", sc.resolved_toml,
-                           "give every rank the same scenario file and --set options");
-      parallel::check_same(comm, "output folder", output.empty() ? sc.output : output,
-                           "give every rank the same --output (a folder all ranks can write)");
-    }
+    if (*cl.plugins && *cl.doc_cmd) return cmd_plugins_doc(registry);
+    if (*cl.plugins) return cmd_plugins(registry, cl.show);
+    LoadedScenario in = load_for_run(cl, registry, comm);
+    const Scenario& sc = in.sc;
     // The scenario needs none of the refused plugin files (else it would have been refused): say
     // which were left out, once.
     if (root)
       for (const auto& r : registry.refused())
         std::fprintf(stderr, "pardyn: warning: plugin %s not loaded: %s\n", r.path.c_str(),
                      r.reason.c_str());
-    if (*validate) {
-      // Everything a run does short of the output folder and the steps: every plugin object is
-      // made (factories check what a schema cannot, such as a 3D lattice kind in a 2D run), the
-      // particles are generated (input files read) and checked.
-      RunOptions check;
-      check.quiet = true;
-      check.check_only = true;
-      check.output = output;
-      Simulation checked(sc, registry, check);
-      for (const auto& note : sc.notes) std::cout << "note: " << note << "\n";
-      std::cout << file << ": valid (" << sc.particles.size() << " particle block(s), "
-                << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type
-                << ", " << sc.steps << " steps, " << sc.dim << "D " << to_string(sc.precision)
-                << ")\n";
-      return 0;
-    }
-    RunOptions opt;
-    opt.quiet = quiet;
-    opt.output = output;
-    opt.resume = ck;
-    opt.resume_file = ck_file;
-    opt.resume_changed = resume_changed;
-    if (!quiet && root)
-      for (const auto& note : ck_notes) std::printf("note: %s\n", note.c_str());
-    if (!quiet && root && !comm)
-      for (const auto& note : sc.notes) std::printf("note: %s\n", note.c_str());
-    Simulation sim(sc, registry, opt);
-    ck.reset();  // the simulation holds what it needs until the first step
-    g_sim = &sim;
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    try {
-      sim.run();
-    } catch (const parallel::QuietError&) {
-      throw;
-    } catch (const std::exception& e) {
-      // During the steps the ranks cannot agree on an error one of them met: this rank reports it
-      // and ends the whole job, so that no other rank waits for it forever.
-      if (comm) {
-        std::fprintf(stderr, "pardyn: error on rank %d of %d: %s\n", comm->rank(), comm->size(),
-                     e.what());
-        comm->abort(1);
-      }
-      throw;
-    }
-    g_sim = nullptr;
-    if (sim.stopped_by() > 0) {
-      // Interrupted: 128 + the signal, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
-      const std::string why =
-          !sim.last_checkpoint().empty()
-              ? std::string("pardyn: interrupted (") +
-                    (sim.stopped_by() == SIGTERM  ? "SIGTERM"
-                     : sim.stopped_by() == SIGINT ? "SIGINT"
-                                                  : "signal") +
-                    "); continue with: pardyn run --resume " + sim.output_dir()
-              : "pardyn: interrupted; no checkpoint was written (add an [[output]] with type = "
-                "\"checkpoint\" to be able to continue a run)";
-      if (root) std::fprintf(stderr, "%s\n", why.c_str());
-      sim.log_line(why);
-      return 128 + sim.stopped_by();
-    }
-    // The summary: on the terminal (unless -q) and in log.txt.
-    char line[256];
-    std::snprintf(line, sizeof line, "done: %llu steps, %.4g steps/s, %llu force evaluations",
-                  (unsigned long long)(sim.steps_done() - std::min(sim.steps_done(), sim.first_step())),
-                  sim.steps_per_second(), (unsigned long long)sim.force_evaluations());
-    sim.say(line);
-    // Only what this run wrote (a run without a vtk output has no run.pvd).
-    const std::string& dir = sim.output_dir();
-    auto has = [&](const char* f) { return std::filesystem::exists(dir + "/" + f); };
-    sim.say("output: " + dir);
-    if (has("run.pvd")) sim.say("  run.pvd      frames for ParaView:  paraview " + dir + "/run.pvd");
-    if (has("thermo.csv")) sim.say("  thermo.csv   energies, momentum, temperature per observation");
-    if (has("clusters.csv")) sim.say("  clusters.csv droplet-size histogram per analysis");
-    if (has("fields.pvd")) sim.say("  fields.pvd   density and temperature grids for ParaView");
-    if (has("trajectory.xyz")) sim.say("  trajectory.xyz  extended XYZ frames for OVITO and ASE");
-    if (has("dump.lammpstrj")) sim.say("  dump.lammpstrj  LAMMPS dump frames for OVITO, VMD and LAMMPS");
-    if (has("rdf.csv")) sim.say("  rdf.csv      g(r), averaged (docs/analysis.md)");
-    if (has("msd.csv")) sim.say("  msd.csv      mean-square displacement per analysis");
-    if (has("checkpoints")) sim.say("  checkpoints/ the run's state, to resume: pardyn run --resume " + dir);
-    if (has("config.toml")) sim.say("  config.toml  the resolved configuration");
-    sim.say("  log.txt      this run's messages, thermo lines and timing");
-    return 0;
+    if (*cl.validate) return cmd_validate(sc, registry, cl);
+    return cmd_run(in, registry, cl, comm, root);
   } catch (const parallel::QuietError&) {
     return 1;  // another rank reports it
   } catch (const Error& e) {
