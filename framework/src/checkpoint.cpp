@@ -435,6 +435,7 @@ std::string path_for(const std::string& run_dir, std::uint64_t step) {
   return (fs::path(run_dir) / "checkpoints" / name).string();
 }
 
+// Long: the file's whole layout written group by group, to read side by side with read().
 void write(const std::string& path, const Data& d) {
   quiet_hdf5();
   make_directories(fs::path(path).parent_path().string());
@@ -598,6 +599,7 @@ void verify(const std::string& path) {
   }
 }
 
+// Long: the file's layout read group by group, the mirror of write() above.
 Data read(const std::string& path) {
   verify(path);
   quiet_hdf5();

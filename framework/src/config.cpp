@@ -149,6 +149,7 @@ bool in_range(const ParamSpec& s, double v) {
 }
 
 // Converts and checks one value against its spec. Returns false (with an error) if it does not fit.
+// Long: one case per parameter type, each with its own messages.
 bool convert(const toml::node& node, const ParamSpec& spec, const std::string& section,
              Diagnostics& diag, ParamValue& out) {
   const std::string what = "'" + spec.name + "' in " + section;

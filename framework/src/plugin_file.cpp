@@ -101,6 +101,7 @@ constexpr int kMachine = -1;  // not checked
 
 }  // namespace
 
+// Long: the ELF file read in the order of its headers, each step refusing with its own reason.
 Inspection inspect(const std::string& path) {
   Inspection r;
   auto fail = [&](std::string why) {

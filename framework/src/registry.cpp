@@ -163,6 +163,7 @@ void Registry::load_path(const std::string& path) {
   }
 }
 
+// Long: the checks before a library is trusted, in the order they must run (none of it runs first).
 void Registry::load_file(const std::string& path) {
   std::error_code ec;
   const std::string canonical = fs::canonical(path, ec).string();

@@ -400,6 +400,7 @@ Resume prepare_resume(const std::string& where, const std::string& file,
   return r;
 }
 
+// Long: a collective in one piece: every rank gathers the same things in the same order.
 void Simulation::write_checkpoint(const char* reason) {
   struct AddTime {
     double& to;

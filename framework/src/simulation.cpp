@@ -301,6 +301,8 @@ void Simulation::compute_forces() {
   ++force_evals_;
 }
 
+// Long: one force evaluation in order (migration, each term where it runs: work store, ring or
+// own store, the energy split), with the profiler's laps between the parts.
 void Simulation::evaluate_forces() {
   // PARDYN_PARALLEL_STATS=2: the time of each part, the device synchronised after each (slower).
   static const bool phases = [] {
@@ -683,6 +685,8 @@ void Simulation::begin_run() {
   });
 }
 
+// Long: the step loop itself (step control, integrator, modifiers, observation, checkpoints, stop
+// requests) in the order each step runs them.
 std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
   begin_run();
   if (ended_) throw Error("the run has ended" + std::string(failed_ ? " with an error" : ""));

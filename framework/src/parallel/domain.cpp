@@ -16,6 +16,7 @@ constexpr int kMigrateTag = 7200, kGhostTag = 7300, kRefreshTag = 7400;
 constexpr int kSelectLinkTag = 1000, kRefreshLinkTag = 2000;  // added to a swap's tag
 }
 
+// Long: the grid of sub-boxes chosen, then this rank's neighbours and exchange plan, in one pass.
 Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
                Backend backend)
     : comm_(comm), box_(box), dim_(dim), width_(width), trigger_(trigger), backend_(backend) {
@@ -246,6 +247,7 @@ void Domain::migrate(ParticleStore& s) {
   }
 }
 
+// Long: the ghost exchange axis by axis, each a send and receive the ranks must match in order.
 void Domain::select_ghosts(ParticleStore& s) {
   owned_ = s.size();
   work_->resize(owned_);
