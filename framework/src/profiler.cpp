@@ -2,38 +2,14 @@
 // (docs/performance.md).
 #include "pardyn/app/simulation.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <set>
-#include <limits>
-#include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <csignal>
-#include <cstring>
-
-#include "checkpoint.hpp"
-#include "simulation_parts.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/math.hpp"
-#include "pardyn/app/memory.hpp"
-#include "pardyn/output.hpp"
-#include "parallel/communicator.hpp"
-#include "parallel/domain.hpp"
-#include "parallel/ring.hpp"
-#include "parallel/store_ops.hpp"
-
-namespace fs = std::filesystem;
 
 namespace pardyn {
 
