@@ -27,7 +27,7 @@
 #include "pardyn/config.hpp"
 #include "pardyn/registry.hpp"
 #include "pardyn/simulation.hpp"
-#include "../framework/src/parallel/communicator.hpp"
+#include "parallel/communicator.hpp"
 
 using namespace pardyn;
 

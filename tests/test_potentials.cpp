@@ -9,7 +9,7 @@
 #include <fstream>
 #include <random>
 
-#include "../potentials/soft_gas/soft_gas.hpp"
+#include "soft_gas/soft_gas.hpp"
 #include "pardyn/backend.hpp"
 #include "pardyn/config.hpp"
 #include "pardyn/cuda.hpp"

@@ -13,8 +13,8 @@
 #include "pardyn/cuda.hpp"
 #include "pardyn/simulation.hpp"
 #include "support.hpp"
-#include "../bench/tree_systems.hpp"
-#include "../plugins/tree/tree_build.hpp"
+#include "tree_systems.hpp"
+#include "tree_build.hpp"
 
 using namespace pardyn;
 
