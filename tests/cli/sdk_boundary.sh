@@ -1,7 +1,7 @@
 # The SDK's boundary, read from the sources (docs/plugins.md, "The SDK"):
 #   1. no CUDA translation unit sees Boost.DLL: nothing a .cu or .cuh file includes, directly or
-#      through pardyn's headers, includes <boost/dll...> or pardyn/plugin_export.hpp (the header of a
-#      plugin's registration .cpp; it also stops nvcc with an #error);
+#      through pardyn's headers, includes <boost/dll...> or pardyn/plugin_export.hpp (the header
+#      of a plugin's registration .cpp; it also stops nvcc with an #error);
 #   2. tests and benchmarks include public headers, or internal ones only through the targets that
 #      expose them (pardyn_internal, pardyn_test_support, a plugin's *_internal target): no
 #      "../" paths and no framework/src, plugins/ or potentials/ paths.
@@ -51,7 +51,8 @@ for top in ("framework", "plugins", "potentials", "examples", "tests", "bench"):
 for b in bad:
     print("CUDA code includes Boost.DLL:", b)
 
-wrong = re.compile(r'^\s*#\s*include\s*"(\.\./[^"]*|[^"]*(framework/src|plugins/|potentials/)[^"]*)"', re.M)
+wrong = re.compile(r'^\s*#\s*include\s*"(\.\./[^"]*|[^"]*(framework/src|plugins/|potentials/)[^"]*)"',
+                   re.M)
 checked = 0
 for top in ("tests", "bench"):
     for root, _, files in os.walk(os.path.join(src, top)):
