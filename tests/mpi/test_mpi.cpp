@@ -488,8 +488,7 @@ TEST_F(Rank, DomainAndRingTogetherMatchOneRank) {
 // --- What a parallel run refuses -------------------------------------------------------------------
 
 TEST_F(Rank, TreeSchemeIsRefusedOnEveryRank) {
-  expect_refused(scenario("gravity_tree"),
-                 "scheme \"tree\" does not run on several ranks");
+  expect_refused(scenario("gravity_tree"), "scheme \"tree\" does not run on several ranks");
 }
 
 TEST_F(Rank, CellListFarZonesAreRefusedOnEveryRank) {
@@ -519,8 +518,7 @@ TEST_F(Rank, WrongNumberOfRankWeightsIsRefusedOnEveryRank) {
 }
 
 TEST_F(Rank, BoxTooSmallToSplitIsRefusedOnEveryRank) {
-  expect_refused(scenario("lj_box_too_small"),
-                 "cannot split the box into");
+  expect_refused(scenario("lj_box_too_small"), "cannot split the box into");
 }
 
 // A setup error on one rank only (its particle file is missing): rank 0 reports it, naming the
