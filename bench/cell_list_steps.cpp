@@ -27,7 +27,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
-#include "../framework/src/parallel/communicator.hpp"
+#include "parallel/communicator.hpp"
 
 using namespace pardyn;
 

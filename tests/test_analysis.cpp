@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "../plugins/rdf/rdf_geometry.hpp"
+#include "rdf_geometry.hpp"
 #include "checkpoint.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"

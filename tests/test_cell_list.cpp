@@ -16,7 +16,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "support.hpp"
-#include "../bench/tree_systems.hpp"
+#include "tree_systems.hpp"
 
 using namespace pardyn;
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "conformance/conformance.hpp"
 #include "pardyn/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
@@ -20,10 +21,7 @@ namespace {
 #define REQUIRE_GPU()                                                             \
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run"
 
-struct Forces {
-  HostParticles hp;
-  double potential = 0;
-};
+using conformance::Forces;
 
 HostParticles random_particles(int dim, std::size_t n, unsigned seed, double extent) {
   HostParticles hp(dim);
@@ -41,28 +39,9 @@ HostParticles random_particles(int dim, std::size_t n, unsigned seed, double ext
 
 Forces forces(Backend backend, const std::string& potential, const std::string& params,
               const HostParticles& in, Precision prec, const Box& box) {
-  RunInfo run;
-  run.dim = in.dim;
-  run.precision = prec;
-  run.backend = backend;
-  run.box = box;
-  auto pot = test::registry().make_potential(
-      potential, test::params_for(PluginKind::Potential, potential, params), run);
-  auto scheme = test::registry().make_scheme("all_pairs", {}, run);
-  MemoryResource& mem = backend == Backend::Cuda ? cuda::device_memory() : host_memory();
-  auto ops = backend == Backend::Cuda ? cuda::make_ops() : make_cpu_ops();
-  ParticleStore s(in.dim, prec, mem);
-  s.upload(in);
-  ops->zero_forces(s, true, true);
-  ForceRequest req;
-  req.energy = req.virial = true;
-  req.box = &run.box;
-  scheme->update(s, run.box, pot->reach());
-  pot->compute(s, scheme->neighbourhood(), req);
-  Forces f;
-  s.download(f.hp);
-  f.potential = ops->reduce(s).potential;
-  return f;
+  return conformance::evaluate(test::registry(), potential,
+                               test::params_for(PluginKind::Potential, potential, params), in, box,
+                               prec, backend, "all_pairs");
 }
 
 struct Error2 {

@@ -42,9 +42,6 @@ std::string fmt17(double v) {
   return buf;
 }
 
-// The backend every run uses: each test runs once per backend.
-std::string g_backend = "cpu";
-
 struct RunSpec {
   std::string integrator = "leapfrog";
   std::string keys;            // more [integrator] lines, e.g. "rtol = 1e-8\n"
@@ -84,7 +81,7 @@ Outcome simulate(const std::string& name, const std::vector<Body>& bodies, const
   toml += "[[output]]\ntype = \"probe\"\ninterval = " + std::to_string(interval) + "\n";
   std::ofstream(dir + "/scenario.toml") << toml;
   std::vector<std::string> sets = run.sets;
-  sets.push_back("simulation.backend=\"" + g_backend + "\"");
+  sets.push_back("simulation.backend=\"" + test::backend() + "\"");
   Scenario sc = load_scenario(dir + "/scenario.toml", sets, test::probe_registry());
   RunOptions opt;
   opt.quiet = true;
@@ -201,16 +198,8 @@ double hermite5(double t0, double t1, double x0, double v0, double a0, double x1
   return h0 * x0 + h * h1 * v0 + h * h * h2 * a0 + h * h * h3 * a1 + h * h4 * v1 + h5 * x1;
 }
 
-// Runs each test once on the CPU and once on the GPU (skipped, saying so, without one).
-class IntegratorRun : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    g_backend = GetParam();
-    if (g_backend == "cuda" && cuda::device_count() == 0)
-      GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
-  }
-  void TearDown() override { g_backend = "cpu"; }
-};
+// Runs each test once on the CPU and once on the GPU (support.hpp); runs use test::backend().
+class IntegratorRun : public test::BackendRun {};
 
 }  // namespace
 

@@ -9,7 +9,8 @@
 #include <fstream>
 #include <random>
 
-#include "../potentials/soft_gas/soft_gas.hpp"
+#include "conformance/conformance.hpp"
+#include "soft_gas/soft_gas.hpp"
 #include "pardyn/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
@@ -20,37 +21,15 @@ using namespace pardyn;
 
 namespace {
 
-struct Forces {
-  HostParticles hp;
-  double potential = 0;
-};
+using conformance::Forces;
 
 // Forces, per-particle energies and the total potential energy of `in` for one law, all_pairs.
 Forces forces(const std::string& law, const std::string& params, const HostParticles& in,
               Precision prec = Precision::Double, const Box& box = Box{},
               Backend backend = Backend::Cpu) {
-  RunInfo run;
-  run.dim = in.dim;
-  run.precision = prec;
-  run.backend = backend;
-  run.box = box;
-  auto pot = test::registry().make_potential(
-      law, test::params_for(PluginKind::Potential, law, params), run);
-  auto scheme = test::registry().make_scheme("all_pairs", {}, run);
-  MemoryResource& mem = backend == Backend::Cuda ? cuda::device_memory() : host_memory();
-  auto ops = backend == Backend::Cuda ? cuda::make_ops() : make_cpu_ops();
-  ParticleStore s(in.dim, prec, mem);
-  s.upload(in);
-  ops->zero_forces(s, true, true);
-  ForceRequest req;
-  req.energy = req.virial = true;
-  req.box = &run.box;
-  scheme->update(s, run.box, pot->reach());
-  pot->compute(s, scheme->neighbourhood(), req);
-  Forces f;
-  s.download(f.hp);
-  f.potential = ops->reduce(s).potential;
-  return f;
+  return conformance::evaluate(test::registry(), law,
+                               test::params_for(PluginKind::Potential, law, params), in, box, prec,
+                               backend, "all_pairs");
 }
 
 // Two particles: particle 1 at the origin, particle 0 at distance r along (3, 4[, 12]) / norm.

@@ -20,15 +20,12 @@ struct RunResult {
   HostParticles final_state;
 };
 
-// The backend every run_scenario() uses: each test below runs once per backend (Backends/...).
-std::string g_backend = "cpu";
-
 RunResult run_scenario(const std::string& name, const std::string& toml,
                  std::vector<std::string> sets = {}) {
   const std::string dir = test::scratch_dir("sim-" + name);
   const std::string path = dir + "/scenario.toml";
   std::ofstream(path) << toml;
-  sets.push_back("simulation.backend=" + g_backend);
+  sets.push_back("simulation.backend=" + test::backend());
   Scenario sc = load_scenario(path, sets, test::registry());
   RunOptions opt;
   opt.quiet = true;
@@ -65,16 +62,8 @@ std::string two_body(const std::string& integrator, int steps_per_period, int pe
          "\"\ndt = " + fmt17(dt) + "\n[[output]]\ntype = \"thermo\"\ninterval = 100\n";
 }
 
-// Runs each test once on the CPU and once on the GPU (skipped, saying so, without one).
-class SimulationRun : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    g_backend = GetParam();
-    if (g_backend == "cuda" && cuda::device_count() == 0)
-      GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
-  }
-  void TearDown() override { g_backend = "cpu"; }
-};
+// Runs each test once on the CPU and once on the GPU (support.hpp); runs use test::backend().
+class SimulationRun : public test::BackendRun {};
 
 }  // namespace
 
@@ -312,7 +301,7 @@ TEST_P(SimulationRun, ComDriftFollowsParticlesThroughPeriodicFaces) {
     const std::string path = dir + "/scenario.toml";
     // 400 steps of 0.01 at temperature 4: a typical particle travels ~8 box lengths.
     std::ofstream(path) << free_gas("periodic", dim, 300) << "[[output]]\ntype = \"thermo\"\n";
-    Scenario sc = load_scenario(path, {"simulation.backend=" + g_backend}, test::registry());
+    Scenario sc = load_scenario(path, {"simulation.backend=" + test::backend()}, test::registry());
     RunOptions opt;
     opt.quiet = true;
     opt.output = dir + "/out";

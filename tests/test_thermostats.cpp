@@ -30,8 +30,6 @@ struct Sample {
   double time = 0, temperature = 0, kinetic = 0, dof = 0;
 };
 
-std::string g_backend = "cpu";
-
 // An ideal gas of 216 unit masses on a simple cubic lattice in a periodic box of side 6 (3D), with
 // Maxwell-Boltzmann velocities at T_i (zero total momentum), advanced by leapfrog.
 struct GasRun {
@@ -109,15 +107,8 @@ BlockStats block_stats(const std::vector<double>& x, std::size_t blocks) {
   return s;
 }
 
-class ThermostatRun : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    g_backend = GetParam();
-    if (g_backend == "cuda" && cuda::device_count() == 0)
-      GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
-  }
-  void TearDown() override { g_backend = "cpu"; }
-};
+// Runs each test once on the CPU and once on the GPU (support.hpp); runs use test::backend().
+class ThermostatRun : public test::BackendRun {};
 
 }  // namespace
 
@@ -131,7 +122,7 @@ TEST_P(ThermostatRun, BerendsenRelaxesExponentiallyToTheTarget) {
   GasRun g;
   g.modifier = "type = \"berendsen\"\ntemperature = 0.5\ntau = 0.1\n";
   g.steps = 200;
-  const GasOutcome o = run_gas("berendsen", g, g_backend);
+  const GasOutcome o = run_gas("berendsen", g, test::backend());
   ASSERT_EQ(o.samples.size(), 201u);
   EXPECT_NEAR(o.samples[0].temperature, 2.0, 1e-12);
   EXPECT_EQ(o.samples[0].dof, 3.0 * (kGasN - 1));  // momentum is conserved
@@ -147,7 +138,7 @@ TEST_P(ThermostatRun, BerendsenWithAnIntervalActsOverTheElapsedTime) {
   GasRun g;
   g.modifier = "type = \"berendsen\"\ntemperature = 0.5\ntau = 0.2\ninterval = 5\n";
   g.steps = 50;
-  const GasOutcome o = run_gas("interval", g, g_backend);
+  const GasOutcome o = run_gas("interval", g, test::backend());
   ASSERT_EQ(o.samples.size(), 51u);
   for (const Sample& s : o.samples) {
     const double expected = 0.5 + 1.5 * std::pow(1.0 - 0.05 / 0.2, double(s.step / 5));
@@ -164,7 +155,7 @@ TEST_P(ThermostatRun, BerendsenFollowsALinearRamp) {
       "type = \"berendsen\"\ntemperature = 1.0\ntemperature_end = 0.25\nramp_start = 0.2\n"
       "ramp_end = 0.6\ntau = 0.01\n";
   g.steps = 100;
-  const GasOutcome o = run_gas("ramp", g, g_backend);
+  const GasOutcome o = run_gas("ramp", g, test::backend());
   ASSERT_EQ(o.samples.size(), 101u);
   for (const Sample& s : o.samples) {
     const double t = s.time;
@@ -191,7 +182,7 @@ TEST_P(ThermostatRun, BussiAndLangevinSampleTheCanonicalKineticEnergy) {
     const std::uint64_t equilibrate = 100, every = 30, samples = 1500;
     g.steps = equilibrate + every * samples;
     g.probe_interval = every;
-    const GasOutcome o = run_gas(c.type, g, g_backend);
+    const GasOutcome o = run_gas(c.type, g, test::backend());
     std::vector<double> K;
     for (const Sample& s : o.samples) {
       ASSERT_EQ(s.dof, c.dof) << c.type;
@@ -231,7 +222,7 @@ TEST_P(ThermostatRun, TheMeanTemperatureRelaxesAtTheDocumentedRate) {
       g.steps = 5;  // t = 0.05 = tau / 2
       g.probe_interval = 5;
       const GasOutcome o = run_gas(std::string(c.type) + "-relax-" + std::to_string(seed), g,
-                                   g_backend);
+                                   test::backend());
       ASSERT_EQ(o.samples.back().step, 5u);
       Ti = o.samples.front().temperature;
       T.push_back(o.samples.back().temperature);

@@ -8,49 +8,29 @@
 #include <fstream>
 #include <random>
 
+#include "conformance/conformance.hpp"
 #include "pardyn/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
-#include "../bench/tree_systems.hpp"
-#include "../plugins/tree/tree_build.hpp"
+#include "tree_systems.hpp"
+#include "tree_build.hpp"
 
 using namespace pardyn;
 
 namespace {
 
-struct Result {
-  HostParticles hp;
-  Reductions r;
-};
+using Result = conformance::Forces;
 
 // Forces, energies and virials of `in` with potential `law` (and its TOML parameters) and a scheme.
 Result forces(const HostParticles& in, const std::string& law, const std::string& law_params,
               const std::string& scheme, const std::string& scheme_params, Precision prec,
               Backend backend = Backend::Cpu) {
-  auto& reg = test::registry();
-  RunInfo run;
-  run.dim = in.dim;
-  run.precision = prec;
-  run.backend = backend;
-  auto pot = reg.make_potential(law, test::params_for(PluginKind::Potential, law, law_params), run);
-  auto sch =
-      reg.make_scheme(scheme, test::params_for(PluginKind::Scheme, scheme, scheme_params), run);
-  MemoryResource& mem = backend == Backend::Cuda ? cuda::device_memory() : host_memory();
-  auto ops = backend == Backend::Cuda ? cuda::make_ops() : make_cpu_ops();
-  ParticleStore s(in.dim, prec, mem);
-  s.upload(in);
-  ops->zero_forces(s, true, true);
-  ForceRequest req;
-  req.energy = req.virial = true;
-  req.box = &run.box;
-  sch->update(s, run.box, pot->reach());
-  pot->compute(s, sch->neighbourhood(), req);
-  Result res;
-  s.download(res.hp);
-  res.r = ops->reduce(s);
-  return res;
+  return conformance::evaluate(test::registry(), law,
+                               test::params_for(PluginKind::Potential, law, law_params), in, Box{},
+                               prec, backend, scheme,
+                               test::params_for(PluginKind::Scheme, scheme, scheme_params));
 }
 
 using tree_systems::disk2d;

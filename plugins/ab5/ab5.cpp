@@ -11,7 +11,7 @@
 #include <string>
 
 #include "../rk4/rk4_step.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

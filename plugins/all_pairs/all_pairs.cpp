@@ -1,6 +1,6 @@
 // all_pairs: every particle interacts with every other one, O(N^2). Builds nothing; the potential's
 // all-pairs traversal does the work.
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

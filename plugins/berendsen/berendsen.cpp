@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pardyn/plugin_export.hpp"
 #include "pardyn/thermostat.hpp"
 
 namespace pardyn::plugins {

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -16,7 +16,7 @@
 #include "clusters.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/output.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins::clusters {
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -3,7 +3,7 @@
 //
 //   x(t + dt) = x(t) + v(t) dt
 //   v(t + dt) = v(t) + a(t) dt
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

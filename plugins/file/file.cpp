@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "../common/text_input.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 #include "../common/text_input.hpp"
 
 namespace pardyn::plugins {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 #include "../common/text_input.hpp"
 #include "../common/trajectory.hpp"
 

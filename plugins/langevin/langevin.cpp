@@ -5,6 +5,7 @@
 // generator keyed by (seed, step, particle id, axis): the CPU and the GPU draw the same numbers.
 #include <cmath>
 
+#include "pardyn/plugin_export.hpp"
 #include "pardyn/thermostat.hpp"
 
 namespace pardyn::plugins {

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "pardyn/generator_support.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

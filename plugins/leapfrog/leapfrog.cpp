@@ -6,7 +6,7 @@
 //   v(t + dt)   = v(t + dt/2) + a(t + dt) dt/2
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -26,7 +26,7 @@
 #include "../common/analysis_output.hpp"
 #include "msd.hpp"
 #include "pardyn/output.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins::msd {
 

@@ -20,7 +20,7 @@
 
 #include "pardyn/compensated.hpp"
 #include "pardyn/generator_support.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

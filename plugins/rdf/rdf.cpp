@@ -29,7 +29,7 @@
 #include "../common/analysis_output.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/output.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 #include "rdf.hpp"
 #include "rdf_geometry.hpp"
 

@@ -6,7 +6,7 @@
 //   k3 = f(y + dt/2 k2)
 //   k4 = f(y + dt k3)
 //   y(t + dt) = y + dt/6 (k1 + 2 k2 + 2 k3 + k4)    (then the forces there, for the next k1)
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 #include "rk4_step.hpp"
 
 namespace pardyn::plugins {

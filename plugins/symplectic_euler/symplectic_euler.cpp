@@ -4,7 +4,7 @@
 //
 //   v(t + dt) = v(t) + a(x(t)) dt
 //   x(t + dt) = x(t) + v(t + dt) dt
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "pardyn/output.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -1,7 +1,7 @@
 // tree: the Barnes-Hut scheme. Rebuilds an octree (3D) or quadtree (2D) over the particles sorted
 // along a Morton curve at every force evaluation, with monopoles or quadrupoles; the potential's
 // tree walk (traversal/tree_cpu.hpp, tree_cuda.cuh) does the rest. See docs/tree.md.
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 #include "tree_build.hpp"
 
 namespace pardyn::plugins {

@@ -4,6 +4,7 @@
 // state. The formula is in pardyn/thermostat.hpp (bussi_scale).
 #include <cmath>
 
+#include "pardyn/plugin_export.hpp"
 #include "pardyn/thermostat.hpp"
 
 namespace pardyn::plugins {

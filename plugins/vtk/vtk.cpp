@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "pardyn/output.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 #include "../common/vtk_xml.hpp"
 
 namespace pardyn::plugins {

@@ -7,7 +7,7 @@
 //   kick w1/2                                          (each times dt)
 #include <cmath>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -1,5 +1,6 @@
 #include "gravity.hpp"
 
 #include "pardyn/pair_potential.hpp"
+#include "pardyn/plugin_export.hpp"
 
 PARDYN_PAIR_POTENTIAL_PLUGIN(pardyn::potentials::Gravity)

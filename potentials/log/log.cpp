@@ -1,5 +1,6 @@
 #include "log.hpp"
 
 #include "pardyn/pair_potential.hpp"
+#include "pardyn/plugin_export.hpp"
 
 PARDYN_PAIR_POTENTIAL_PLUGIN(pardyn::potentials::Log)

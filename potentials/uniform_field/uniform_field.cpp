@@ -1,3 +1,5 @@
 #include "uniform_field.hpp"
 
+#include "pardyn/plugin_export.hpp"
+
 PARDYN_EXTERNAL_POTENTIAL_PLUGIN(pardyn::potentials::UniformField)

@@ -1,5 +1,7 @@
 #include "walls.hpp"
 
+#include "pardyn/plugin_export.hpp"
+
 namespace {
 void register_walls(pardyn::Registrar& r) {
   using pardyn::potentials::SoftWalls;

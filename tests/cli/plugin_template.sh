@@ -42,8 +42,8 @@ python3 -c "import sys; s2, s1, u2 = map(float, sys.argv[1:]); assert s2 < 1e-3 
 
 # 2. against an installation
 cmake --install "$build_dir" --prefix "$WORK/prefix" >/dev/null
-for h in pair_potential_cuda.cuh traversal/all_pairs_cuda.cuh traversal/cell_list_cpu.hpp version.hpp \
-         app/simulation.hpp app/config.hpp app/registry.hpp; do
+for h in plugin_export.hpp pair_potential_cuda.cuh traversal/all_pairs_cuda.cuh \
+         traversal/cell_list_cpu.hpp version.hpp app/simulation.hpp app/config.hpp app/registry.hpp; do
   [ -f "prefix/include/pardyn/$h" ] || fail "cmake --install left out include/pardyn/$h"
 done
 cmake -S tpl -B tpl/build-installed -Dpardyn_DIR="$WORK/prefix/lib/cmake/pardyn" \

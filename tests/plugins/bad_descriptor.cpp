@@ -2,7 +2,7 @@
 // too, which the loader reads before loading the file; the runtime descriptor says the same.
 #include <boost/dll/alias.hpp>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace {
 void register_nothing(pardyn::Registrar&) {}

@@ -1,5 +1,5 @@
 // A plugin that registers a name the built-in plugins already use.
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace {
 class Nothing final : public pardyn::Scheme {

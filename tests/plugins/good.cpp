@@ -3,5 +3,6 @@
 #include "test_spring.hpp"
 
 #include "pardyn/pair_potential.hpp"
+#include "pardyn/plugin_export.hpp"
 
 PARDYN_PAIR_POTENTIAL_PLUGIN(TestSpring)

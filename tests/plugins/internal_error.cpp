@@ -2,7 +2,7 @@
 // line must report it as an internal error with exit code 3 (tests/cli/errors.sh).
 #include <stdexcept>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/plugin_export.hpp"
 
 namespace {
 class Fails final : public pardyn::Modifier {

@@ -2,5 +2,6 @@
 #include "test_sticky.hpp"
 
 #include "pardyn/pair_potential.hpp"
+#include "pardyn/plugin_export.hpp"
 
 PARDYN_PAIR_POTENTIAL_PLUGIN(TestSticky)

@@ -140,6 +140,7 @@ void register_external_potential(Registrar& r) {
 }  // namespace pardyn
 
 // The whole registration of a plugin that holds one external law.
+// Its .cpp file includes pardyn/plugin_export.hpp too, for PARDYN_PLUGIN (see that header).
 #define PARDYN_EXTERNAL_POTENTIAL_PLUGIN(Law)                 \
   namespace {                                                 \
   void pardyn_register_external_law(::pardyn::Registrar& r) { \

@@ -135,6 +135,7 @@ void register_pair_potential(Registrar& r) {
 }  // namespace pardyn
 
 // The whole registration of a plugin that holds one pair law.
+// Its .cpp file includes pardyn/plugin_export.hpp too, for PARDYN_PLUGIN (see that header).
 #define PARDYN_PAIR_POTENTIAL_PLUGIN(Law)                                            \
   namespace {                                                                        \
   void pardyn_register_pair_law(::pardyn::Registrar& r) {                           \

@@ -450,37 +450,12 @@ constexpr const char* kStampMagic = "pardyn-plugin";
 
 }  // namespace pardyn
 
-// Exports the descriptor of a plugin library whose register function is `fn`. One per library.
-#include <boost/dll/alias.hpp>
-
-#ifndef PARDYN_PLUGIN_NAME
-#define PARDYN_PLUGIN_NAME "unnamed"
+// PARDYN_PLUGIN(fn), which exports a plugin's descriptor, is in pardyn/plugin_export.hpp: only a
+// plugin's registration unit includes that (it brings in Boost.DLL). Without it the macro stops the
+// compiler saying so.
+#ifndef PARDYN_PLUGIN
+#define PARDYN_PLUGIN(fn)                                                                  \
+  static_assert(sizeof(&fn) == 0,                                                          \
+                "PARDYN_PLUGIN needs #include \"pardyn/plugin_export.hpp\" in the plugin's " \
+                "registration unit (the .cpp file that holds this macro)");
 #endif
-#ifndef PARDYN_PLUGIN_CUDA_ARCHS
-#define PARDYN_PLUGIN_CUDA_ARCHS ""
-#endif
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-#include <cuda_runtime_api.h>
-#define PARDYN_PLUGIN_CUDA_VERSION CUDART_VERSION
-#else
-#define PARDYN_PLUGIN_CUDA_VERSION 0
-#endif
-
-#define PARDYN_PLUGIN(fn)                                                                       \
-  namespace {                                                                                   \
-  const ::pardyn::PluginDescriptor* pardyn_plugin_descriptor_fn() {                             \
-    static const ::pardyn::PluginDescriptor d{                                                  \
-        ::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID, PARDYN_PLUGIN_CUDA_VERSION, \
-        PARDYN_PLUGIN_CUDA_ARCHS, PARDYN_PLUGIN_NAME, &fn};                                     \
-    return &d;                                                                                  \
-  }                                                                                             \
-  }                                                                                             \
-  BOOST_DLL_ALIAS(pardyn_plugin_descriptor_fn, pardyn_plugin_descriptor)                         \
-  PARDYN_PLUGIN_STAMP(::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID,             \
-                      PARDYN_PLUGIN_CUDA_VERSION, PARDYN_PLUGIN_CUDA_ARCHS, PARDYN_PLUGIN_NAME)
-
-// The stamp alone (PARDYN_PLUGIN writes it; a test plugin may write a false one).
-#define PARDYN_PLUGIN_STAMP(abi, version, build_id, cuda_version, cuda_archs, name)            \
-  extern "C" __attribute__((visibility("default"), used, section(".pardyn_plugin")))          \
-  const ::pardyn::PluginStamp pardyn_plugin_stamp = {"pardyn-plugin", abi,  cuda_version,      \
-                                                     version,         build_id, cuda_archs, name};

@@ -38,6 +38,15 @@ std::string num(double x) { return format_number(x, 2); }
 Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& params,
                 const HostParticles& in, const Box& box, Precision prec, Backend backend,
                 const std::string& scheme) {
+  const FactoryInfo* si = reg.find(PluginKind::Scheme, scheme);
+  if (!si) throw Error("no scheme named " + scheme);
+  return evaluate(reg, law, params, in, box, prec, backend, scheme,
+                  sample_params(si->schema, in.dim));
+}
+
+Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& params,
+                const HostParticles& in, const Box& box, Precision prec, Backend backend,
+                const std::string& scheme, const ParamSet& scheme_params) {
   RunInfo run;
   run.dim = in.dim;
   run.precision = prec;
@@ -45,9 +54,7 @@ Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& par
   run.box = box;
   run.quiet = true;
   auto pot = reg.make_potential(law, params, run);
-  const FactoryInfo* si = reg.find(PluginKind::Scheme, scheme);
-  if (!si) throw Error("no scheme named " + scheme);
-  auto sch = reg.make_scheme(scheme, sample_params(si->schema, in.dim), run);
+  auto sch = reg.make_scheme(scheme, scheme_params, run);
   MemoryResource& mem = backend == Backend::Cuda ? cuda::device_memory() : host_memory();
   auto ops = backend == Backend::Cuda ? cuda::make_ops() : make_cpu_ops();
   ParticleStore s(in.dim, prec, mem);
@@ -60,7 +67,8 @@ Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& par
   pot->compute(s, sch->neighbourhood(), req);
   Forces f;
   s.download(f.hp);
-  f.potential = ops->reduce(s).potential;
+  f.r = ops->reduce(s);
+  f.potential = f.r.potential;
   return f;
 }
 

@@ -23,17 +23,22 @@
 namespace pardyn::conformance {
 
 // One force evaluation of a law: the particles with their accelerations, per-particle energies
-// and virials, and the total potential energy. The tests' own "forces of one law" helpers
-// (test_potentials, test_tree, test_cuda_forces) do the same and can move onto it.
+// and virials, the total potential energy, and every sum of the store after it (r.virial, ...).
+// The tests' "forces of one law" (test_potentials, test_tree, test_cuda_forces) are this too.
 struct Forces {
   HostParticles hp;
   double potential = 0;
+  Reductions r;
 };
 // The potential `law` (parameters `params`) on the particles `in` in `box`, with `scheme` at its
 // default parameters, on one backend and precision.
 Forces evaluate(const Registry& registry, const std::string& law, const ParamSet& params,
                 const HostParticles& in, const Box& box, Precision prec, Backend backend,
                 const std::string& scheme);
+// The same with the scheme's parameters given.
+Forces evaluate(const Registry& registry, const std::string& law, const ParamSet& params,
+                const HostParticles& in, const Box& box, Precision prec, Backend backend,
+                const std::string& scheme, const ParamSet& scheme_params);
 
 enum class Status { Pass, Fail, Skip };
 const char* to_string(Status s);

@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "pardyn/app/registry.hpp"
 
 namespace pardyn::test {
@@ -31,6 +33,20 @@ public:
   ~ProbeScope();
   ProbeScope(const ProbeScope&) = delete;
   ProbeScope& operator=(const ProbeScope&) = delete;
+};
+
+// The backend a BackendRun test runs on ("cpu" or "cuda"; "cpu" outside such a test), for its
+// scenarios' simulation.backend.
+const std::string& backend();
+
+// Runs each test of a suite once on the CPU and once on the GPU (skipped, saying so, without one):
+//   class IntegratorRun : public test::BackendRun {};
+//   INSTANTIATE_TEST_SUITE_P(Backends, IntegratorRun, ::testing::Values("cpu", "cuda"), ...);
+// and the tests run their scenarios on test::backend().
+class BackendRun : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override;
+  void TearDown() override;
 };
 
 }  // namespace pardyn::test

@@ -1,6 +1,7 @@
 // Test systems and error measures shared by the tree's benchmark (bench/tree_bench.cpp) and its
 // tests (tests/test_tree.cpp): a 3D Plummer sphere from the plummer generator, a 2D Plummer disk,
-// and relative force errors (RMS, 99th percentile, maximum).
+// and relative force errors (RMS, 99th percentile, maximum). In the test-support library
+// (pardyn_test_systems, tests/support/CMakeLists.txt) that both link.
 #pragma once
 
 #include <algorithm>

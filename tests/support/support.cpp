@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "pardyn/app/config.hpp"
+#include "pardyn/cuda.hpp"
 
 namespace pardyn::test {
 
@@ -110,5 +111,19 @@ ProbeScope::~ProbeScope() {
   delete g_probe;
   g_probe = nullptr;
 }
+
+namespace {
+std::string g_backend = "cpu";
+}  // namespace
+
+const std::string& backend() { return g_backend; }
+
+void BackendRun::SetUp() {
+  g_backend = GetParam();
+  if (g_backend == "cuda" && cuda::device_count() == 0)
+    GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
+}
+
+void BackendRun::TearDown() { g_backend = "cpu"; }
 
 }  // namespace pardyn::test
