@@ -471,10 +471,9 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
                   (why.empty() ? "" : ": " + why));
     }
     check_cutoff_in_box(*ft.potential, ft.label, run_.box, run_.dim);
-    if (const HardWalls* w = ft.potential->hard_walls()) {
-      if (has_walls_) throw Error(ft.label + ": only one walls potential may be given");
-      has_walls_ = true;
-      walls_ = *w;
+    if (ft.potential->enforces_boundaries()) {
+      if (boundary_) throw Error(ft.label + ": only one walls potential may be given");
+      boundary_ = ft.potential;
     }
     if (ft.potential->external()) momentum_conserved_ = false;
     forces_.push_back(std::move(ft));
@@ -532,11 +531,20 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   }
   bool wall_axis = false;
   for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
-  if (has_walls_ && !wall_axis)
+  if (boundary_ && !wall_axis)
     throw Error("a walls potential is given but no axis of [box] has boundary \"wall\"; set "
                 "boundary = \"wall\" (or one value per axis) in [box]");
   if (wall_axis) {
-    has_walls_ = true;  // boundary = "wall" without a walls potential: elastic mirror walls
+    has_walls_ = true;
+    if (!boundary_) {
+      // boundary = "wall" without a walls potential: the walls plugin's defaults (elastic mirror
+      // walls), enforced but not among the force terms.
+      const FactoryInfo* walls = registry.find(PluginKind::Potential, "walls");
+      if (!walls)
+        throw Error("[box] has boundary \"wall\", but the walls plugin that enforces it is not "
+                    "installed");
+      boundary_ = registry.make_potential("walls", parse_params(walls->schema, "", "walls"), run_);
+    }
     momentum_conserved_ = false;
     check_inside_walls();
   }
@@ -1046,8 +1054,7 @@ void Simulation::check_inside_walls() {
 }
 
 void Simulation::drift(double dt) {
-  if (has_walls_ && walls_.mode == HardWalls::Mode::Flip)
-    backend_.ops->flip_at_walls(*store_, run_.box, walls_.restitution, dt);
+  if (boundary_) boundary_->before_drift(*store_, run_.box, dt);
   backend_.ops->drift(*store_, dt);
   apply_boundaries();
 }
@@ -1061,7 +1068,7 @@ void Simulation::compute_stage_forces() {
 
 void Simulation::apply_boundaries() {
   if (run_.box.any_periodic(run_.dim)) backend_.ops->wrap_periodic(*store_, run_.box);
-  if (has_walls_) backend_.ops->reflect_walls(*store_, run_.box, walls_.restitution);
+  if (boundary_) boundary_->apply_boundaries(*store_, run_.box);
 }
 
 Thermo Simulation::thermo_now() {
