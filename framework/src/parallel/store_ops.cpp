@@ -1,6 +1,8 @@
 // The parallel engines' store operations on the host (OpenMP), and the dispatch to the GPU versions.
 #include "store_ops.hpp"
 
+#include "store_functors.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,18 +14,6 @@ namespace {
 bool on_gpu(const ParticleStore& s) { return s.backend() == Backend::Cuda; }
 [[noreturn]] [[maybe_unused]] void no_cuda() {
   throw Error("internal: a device store in a pardyn built without CUDA");
-}
-template <class T>
-void put(char*& p, const T& v) {
-  std::memcpy(p, &v, sizeof(T));
-  p += sizeof(T);
-}
-template <class T>
-T take(const char*& p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  p += sizeof(T);
-  return v;
 }
 }  // namespace
 
@@ -104,16 +94,8 @@ void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& o
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    for (std::size_t k = 0; k < idx.size(); ++k) {
-      const std::uint32_t i = idx.host[k];
-      char* o = out.data() + base + k * rb;
-      for (int d = 0; d < Dim; ++d) put<Real>(o, p.x[d][i]);
-      for (int d = 0; d < Dim; ++d) put<Real>(o, p.v[d][i]);
-      put<Real>(o, p.mass[i]);
-      put<std::int32_t>(o, p.type[i]);
-      put<std::int64_t>(o, p.id[i]);
-      for (int d = 0; d < Dim; ++d) put<std::int32_t>(o, p.image[d][i]);
-    }
+    cpu::for_each_index(idx.size(),
+                        fn::GatherRecords<Real, Dim>{p, idx.host.data(), out.data() + base, rb});
   });
 }
 
@@ -132,18 +114,7 @@ void append_records(ParticleStore& s, const char* records, std::size_t count) {
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::size_t i = n0 + k;
-      const char* r = records + k * rb;
-      for (int d = 0; d < Dim; ++d) p.x[d][i] = take<Real>(r);
-      for (int d = 0; d < Dim; ++d) p.v[d][i] = take<Real>(r);
-      p.mass[i] = take<Real>(r);
-      p.type[i] = take<std::int32_t>(r);
-      p.id[i] = take<std::int64_t>(r);
-      for (int d = 0; d < Dim; ++d) p.image[d][i] = take<std::int32_t>(r);
-      for (int d = 0; d < Dim; ++d) p.a[d][i] = 0;
-      p.epot[i] = p.virial[i] = 0;
-    }
+    cpu::for_each_index(count, fn::AppendRecords<Real, Dim>{p, n0, records, rb});
   });
 }
 
@@ -164,37 +135,18 @@ void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx) {
     dst.push_back(idx[h++]);
     src.push_back(std::uint32_t(j));
   }
-  if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
-    // Kept between calls: their device buffers are allocated once.
-    static IndexList d, q;
-    d.host = std::move(dst);
-    q.host = std::move(src);
-    d.changed();
-    q.changed();
-    gpu::move_particles(s, d.device(Backend::Cuda), q.device(Backend::Cuda), d.host.size());
-#else
-    no_cuda();
-#endif
-  } else {
-    visit(s, [&](auto p) {
-      constexpr int Dim = decltype(p)::dim;
-      for (std::size_t k = 0; k < dst.size(); ++k) {
-        const std::uint32_t a = dst[k], b = src[k];
-        for (int d = 0; d < Dim; ++d) {
-          p.x[d][a] = p.x[d][b];
-          p.v[d][a] = p.v[d][b];
-          p.a[d][a] = p.a[d][b];
-          p.image[d][a] = p.image[d][b];
-        }
-        p.mass[a] = p.mass[b];
-        p.type[a] = p.type[b];
-        p.id[a] = p.id[b];
-        p.epot[a] = p.epot[b];
-        p.virial[a] = p.virial[b];
-      }
-    });
-  }
+  // Kept between calls: a device store's index buffers are allocated once.
+  static IndexList d, q;
+  d.host = std::move(dst);
+  q.host = std::move(src);
+  d.changed();
+  q.changed();
+  const Backend b = s.backend();
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    for_each_index(b, d.host.size(), fn::MoveParticles<Real, Dim>{p, d.device(b), q.device(b)});
+  });
   s.resize(keep);
 }
 
@@ -293,14 +245,12 @@ void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>&
   }
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
     const std::size_t c = idx.size();
     out.resize(c * (sizeof(Real) + sizeof(std::int32_t)));
     Real* m = reinterpret_cast<Real*>(out.data());
     std::int32_t* t = reinterpret_cast<std::int32_t*>(out.data() + c * sizeof(Real));
-    for (std::size_t k = 0; k < c; ++k) {
-      m[k] = p.mass[idx.host[k]];
-      t[k] = p.type[idx.host[k]];
-    }
+    cpu::for_each_index(c, fn::GatherStatic<Real, Dim>{p, idx.host.data(), m, t});
   });
 }
 
@@ -317,7 +267,7 @@ void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const 
     using Real = typename decltype(p)::real;
     std::memcpy(p.mass + offset, data, count * sizeof(Real));
     std::memcpy(p.type + offset, data + count * sizeof(Real), count * sizeof(std::int32_t));
-    for (std::size_t k = 0; k < count; ++k) p.id[offset + k] = -1;
+    cpu::for_each_index(count, fn::ClearIds{p.id + offset});
   });
 }
 
@@ -336,13 +286,8 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
     const auto q = to.view<Real, Dim>();
     for (int d = 0; d < Dim; ++d) {
       if (unwrap.period[d] > 0) {
-        const double c = unwrap.centre[d], L = unwrap.period[d];
-        const std::int64_t m = std::int64_t(n);
-#pragma omp parallel for schedule(static) if (m > 65536)
-        for (std::int64_t i = 0; i < m; ++i) {
-          const double u = double(p.x[d][i]) - c;
-          q.x[d][i] = Real(c + (u - L * std::nearbyint(u / L)));
-        }
+        const fn::UnwrapAxis<Real> f{p.x[d], q.x[d], unwrap.centre[d], unwrap.period[d]};
+        cpu::for_each_index(n, f, 65536);
       } else {
         std::memcpy(q.x[d], p.x[d], n * sizeof(Real));
       }
@@ -357,26 +302,15 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
 
 void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
                 bool assign) {
-  if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::add_forces(from, to, n, energy, assign);
-#else
-    no_cuda();
-#endif
-  }
+  const Backend b = from.backend();
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const auto q = to.view<Real, Dim>();
-    const std::int64_t m = std::int64_t(n);
-#pragma omp parallel for schedule(static) if (m > 65536)
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (int d = 0; d < Dim; ++d) q.a[d][i] = assign ? p.a[d][i] : q.a[d][i] + p.a[d][i];
-      if (energy) {
-        q.epot[i] = assign ? p.epot[i] : q.epot[i] + p.epot[i];
-        q.virial[i] = assign ? p.virial[i] : q.virial[i] + p.virial[i];
-      }
-    }
+    if (assign)
+      for_each_index(b, n, fn::AddForces<Real, Dim, true>{p, q, energy}, 65536);
+    else
+      for_each_index(b, n, fn::AddForces<Real, Dim, false>{p, q, energy}, 65536);
   });
 }
 
@@ -540,22 +474,15 @@ void sync(Backend b) {
 }
 
 void pack_positions(const ParticleStore& from, IndexList& idx, const double* shift, void* out) {
-  if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::pack_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
-#else
-    no_cuda();
-#endif
-  }
+  const Backend b = from.backend();
+  const std::size_t c = idx.size();
+  if (c == 0) return;
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    const std::size_t c = idx.size();
-    Real* o = static_cast<Real*>(out);
-    for (int d = 0; d < Dim; ++d) {
-      const Real sh = Real(shift[d]);
-      for (std::size_t k = 0; k < c; ++k) o[std::size_t(d) * c + k] = p.x[d][idx.host[k]] + sh;
-    }
+    fn::GatherPositions<Real, Dim> f{p, idx.device(b), c, {}, static_cast<Real*>(out)};
+    for (int d = 0; d < Dim; ++d) f.shift[d] = Real(shift[d]);
+    for_each_index(b, c, f);
   });
 }
 
@@ -587,23 +514,11 @@ double Reference::copy_and_measure(const ParticleStore& s, ParticleStore& work,
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {
-  if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::pack_sources(s, pos, type);
-#else
-    no_cuda();
-#endif
-  }
+  const Backend b = s.backend();
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    Real* r = static_cast<Real*>(pos);
-    for (std::size_t i = 0; i < p.n; ++i) {
-      for (int d = 0; d < Dim; ++d) r[4 * i + d] = p.x[d][i];
-      r[4 * i + Dim] = p.mass[i];
-      if (Dim == 2) r[4 * i + 3] = 0;
-      type[i] = p.type[i];
-    }
+    for_each_index(b, p.n, fn::PackSources<Real, Dim>{p, static_cast<Real*>(pos), type});
   });
 }
 

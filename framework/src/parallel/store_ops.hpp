@@ -149,8 +149,6 @@ std::size_t record_bytes(const ParticleStore& s);
 void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_t count,
                     std::vector<char>& out);
 void append_records(ParticleStore& s, const char* records, std::size_t count);
-void move_particles(ParticleStore& s, const std::uint32_t* dst, const std::uint32_t* src,
-                    std::size_t count);
 void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                       const double* shift, std::vector<char>& out);
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
@@ -159,12 +157,9 @@ void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::siz
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
 void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
                  const Unwrap& unwrap);
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
-                bool assign);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
 double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
                         const Unwrap& unwrap, const Box& box);
-void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                     const double* shift, void* out);
 // Masses then types of particles idx into device memory out; and back into `to` at offset.
