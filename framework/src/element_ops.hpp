@@ -18,29 +18,25 @@
 
 namespace pardyn::element {
 
-// v += a dt
+// y += dy dt on the Dim arrays y, dy of the store: a kick (v += a dt) or a drift (x += v dt).
 template <class Real, int Dim>
-struct Kick {
+struct Advance {
   static constexpr bool simd = true;
-  ParticleView<Real, Dim> p;
+  Real* y[3];
+  const Real* dy[3];
   Real dt;
-  PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
-    Real v[Dim], a[Dim];
-    for (int d = 0; d < Dim; ++d) v[d] = p.v[d][i], a[d] = p.a[d][i];
-    for (int d = 0; d < Dim; ++d) p.v[d][i] = mul_add(a[d], dt, v[d]);
+  template <class View>
+  static Advance kick(const View& p, Real dt) {
+    return {{p.v[0], p.v[1], p.v[2]}, {p.a[0], p.a[1], p.a[2]}, dt};
   }
-};
-
-// x += v dt
-template <class Real, int Dim>
-struct Drift {
-  static constexpr bool simd = true;
-  ParticleView<Real, Dim> p;
-  Real dt;
+  template <class View>
+  static Advance drift(const View& p, Real dt) {
+    return {{p.x[0], p.x[1], p.x[2]}, {p.v[0], p.v[1], p.v[2]}, dt};
+  }
   PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
-    Real x[Dim], v[Dim];
-    for (int d = 0; d < Dim; ++d) x[d] = p.x[d][i], v[d] = p.v[d][i];
-    for (int d = 0; d < Dim; ++d) p.x[d][i] = mul_add(v[d], dt, x[d]);
+    Real a[Dim], b[Dim];
+    for (int d = 0; d < Dim; ++d) a[d] = y[d][i], b[d] = dy[d][i];
+    for (int d = 0; d < Dim; ++d) y[d][i] = mul_add(b[d], dt, a[d]);
   }
 };
 
@@ -176,10 +172,14 @@ public:
     });
   }
   void kick(ParticleStore& s, double dt) override {
-    visit(s, [&](auto p) { run(p, Kick<RealOf<decltype(p)>, decltype(p)::dim>{p, real(p, dt)}); });
+    visit(s, [&](auto p) {
+      run(p, Advance<RealOf<decltype(p)>, decltype(p)::dim>::kick(p, real(p, dt)));
+    });
   }
   void drift(ParticleStore& s, double dt) override {
-    visit(s, [&](auto p) { run(p, Drift<RealOf<decltype(p)>, decltype(p)::dim>{p, real(p, dt)}); });
+    visit(s, [&](auto p) {
+      run(p, Advance<RealOf<decltype(p)>, decltype(p)::dim>::drift(p, real(p, dt)));
+    });
   }
   void scale_velocities(ParticleStore& s, double f) override {
     visit(s, [&](auto p) {

@@ -85,7 +85,6 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
       unwrap_.period[d] = box.length(d);
     }
   }
-#if defined(PARDYN_HAVE_CUDA)
   // Links only if every rank can use them with every neighbour (one answer for the whole run).
   if (backend == Backend::Cuda) {
     double ok = 1;
@@ -98,7 +97,6 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
     comm.max(&bad, 1);
     links_ = bad == 0;
   }
-#endif
 }
 
 Domain::~Domain() {
@@ -289,7 +287,6 @@ void Domain::select_ghosts(ParticleStore& s) {
       sw.count = 0;
     }
     if (links_) {
-#if defined(PARDYN_HAVE_CUDA)
       // Device to device: positions, masses, then types, in one message (each array aligned);
       // both directions of the axis travel at once.
       const std::size_t per = sb + std::size_t(dim_) * real;
@@ -316,7 +313,6 @@ void Domain::select_ghosts(ParticleStore& s) {
         gpu::unpack_static(*work_, sw->offset, sw->count, src + sw->count * dim_ * real);
         in.done();
       }
-#endif
     } else {
       for (Swap* sw : pair) {
         sw->offset = work_->size();
@@ -344,7 +340,6 @@ void Domain::select_ghosts(ParticleStore& s) {
 }
 
 void Domain::refresh_linked() {
-#if defined(PARDYN_HAVE_CUDA)
   const std::size_t real = work_->precision() == Precision::Float ? 4 : 8;
   for (std::size_t a = 0; a < swaps_.size();) {
     std::size_t b = a;
@@ -371,7 +366,6 @@ void Domain::refresh_linked() {
     }
     a = b;
   }
-#endif
 }
 
 void Domain::refresh(ParticleStore& s) {

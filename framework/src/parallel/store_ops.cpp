@@ -12,9 +12,6 @@ namespace pardyn::parallel {
 
 namespace {
 bool on_gpu(const ParticleStore& s) { return s.backend() == Backend::Cuda; }
-[[noreturn]] [[maybe_unused]] void no_cuda() {
-  throw Error("internal: a device store in a pardyn built without CUDA");
-}
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -22,9 +19,7 @@ struct IndexList::Dev {
   std::uint32_t* ptr = nullptr;
   std::size_t capacity = 0;
   ~Dev() {
-#if defined(PARDYN_HAVE_CUDA)
     if (ptr) gpu::free_device(ptr);
-#endif
   }
 };
 IndexList::IndexList() = default;
@@ -33,7 +28,6 @@ IndexList::IndexList(IndexList&&) noexcept = default;
 IndexList& IndexList::operator=(IndexList&&) noexcept = default;
 
 std::uint32_t* IndexList::device_buffer(std::size_t n) {
-#if defined(PARDYN_HAVE_CUDA)
   if (!dev_) dev_ = std::make_unique<Dev>();
   if (n > dev_->capacity || !dev_->ptr) {
     if (dev_->ptr) gpu::free_device(dev_->ptr);
@@ -41,36 +35,24 @@ std::uint32_t* IndexList::device_buffer(std::size_t n) {
     dev_->ptr = static_cast<std::uint32_t*>(gpu::device_alloc(dev_->capacity * sizeof(std::uint32_t)));
   }
   return dev_->ptr;
-#else
-  (void)n;
-  no_cuda();
-#endif
 }
 
 void IndexList::fetch() {
   if (!device_only_) return;
-#if defined(PARDYN_HAVE_CUDA)
   host.resize(count_);
   if (count_) gpu::download(host.data(), dev_->ptr, count_ * sizeof(std::uint32_t));
   device_only_ = false;
   dirty_ = false;
-#else
-  no_cuda();
-#endif
 }
 
 const std::uint32_t* IndexList::device(Backend b) {
   if (b == Backend::Cpu) return host.data();
-#if defined(PARDYN_HAVE_CUDA)
   if (!dev_) dev_ = std::make_unique<Dev>();
   if (dirty_) {
     dev_->ptr = gpu::upload_index(dev_->ptr, dev_->capacity, host);
     dirty_ = false;
   }
   return dev_->ptr;
-#else
-  no_cuda();
-#endif
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -82,11 +64,7 @@ std::size_t record_bytes(const ParticleStore& s) {
 
 void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out) {
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::gather_records(s, idx.device(Backend::Cuda), idx.size(), out);
-#else
-    no_cuda();
-#endif
   }
   const std::size_t rb = record_bytes(s);
   const std::size_t base = out.size();
@@ -102,11 +80,7 @@ void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& o
 void append_records(ParticleStore& s, const char* records, std::size_t count) {
   if (count == 0) return;
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::append_records(s, records, count);
-#else
-    no_cuda();
-#endif
   }
   const std::size_t n0 = s.size();
   s.resize(n0 + count);
@@ -155,11 +129,7 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
   codes.assign(end - begin, 0);
   if (end <= begin) return;
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     throw Error("internal: classify() is for host stores; select_slab runs on the device");
-#else
-    no_cuda();
-#endif
   }
   visit(s, [&](auto p) {
     const auto* x = p.x[slab.axis];
@@ -176,16 +146,12 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
             IndexList& lo, IndexList& hi) {
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     const std::size_t n = end > begin ? end - begin : 0;
     std::size_t nl = 0, nh = 0;
     gpu::select_slab(s, begin, end, slab, lo.device_buffer(n), hi.device_buffer(n), nl, nh);
     lo.set_device_count(nl);
     hi.set_device_count(nh);
     return;
-#else
-    no_cuda();
-#endif
   }
   std::vector<std::uint8_t> codes;
   classify(s, begin, end, slab, codes);
@@ -202,11 +168,7 @@ void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, con
 void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
                       std::vector<char>& out) {
   if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::gather_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
-#else
-    no_cuda();
-#endif
   }
   const std::size_t real = from.precision() == Precision::Float ? 4 : 8;
   out.resize(idx.size() * std::size_t(from.dim()) * real);
@@ -216,11 +178,7 @@ void gather_positions(const ParticleStore& from, IndexList& idx, const double* s
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
   if (count == 0) return;
   if (on_gpu(to)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::put_positions(to, offset, count, data);
-#else
-    no_cuda();
-#endif
   }
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
@@ -237,11 +195,7 @@ std::size_t static_bytes(const ParticleStore& s) {
 
 void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out) {
   if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::gather_static(from, idx.device(Backend::Cuda), idx.size(), out);
-#else
-    no_cuda();
-#endif
   }
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
@@ -257,11 +211,7 @@ void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>&
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
   if (count == 0) return;
   if (on_gpu(to)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::put_static(to, offset, count, data);
-#else
-    no_cuda();
-#endif
   }
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
@@ -274,11 +224,7 @@ void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const 
 void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
                  const Unwrap& unwrap) {
   if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::copy_prefix(from, to, n, all, unwrap);
-#else
-    no_cuda();
-#endif
   }
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
@@ -322,9 +268,7 @@ struct Reference::Impl {
   std::size_t dev_bytes = 0;
   std::size_t n = 0;
   ~Impl() {
-#if defined(PARDYN_HAVE_CUDA)
     if (dev) gpu::free_device(dev);
-#endif
   }
 };
 Reference::Reference() : impl_(std::make_unique<Impl>()) {}
@@ -337,7 +281,6 @@ void Reference::save(const ParticleStore& s) {
   m.n = s.size();
   m.backend = s.backend();
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     if (bytes > m.dev_bytes) {
       if (m.dev) gpu::free_device(m.dev);
       m.dev = s.memory().allocate(bytes + bytes / 4 + 64);
@@ -350,9 +293,6 @@ void Reference::save(const ParticleStore& s) {
         s.memory().copy(static_cast<Real*>(m.dev) + std::size_t(d) * m.n, p.x[d], m.n * sizeof(Real));
     });
     return;
-#else
-    no_cuda();
-#endif
   }
   m.host.resize(bytes);
   visit(s, [&](auto p) {
@@ -367,11 +307,7 @@ double Reference::max_displacement2(const ParticleStore& s, const Box& box) cons
   const Impl& m = *impl_;
   if (m.n != s.size()) return std::numeric_limits<double>::infinity();
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::max_displacement2(s, m.dev, box);
-#else
-    no_cuda();
-#endif
   }
   double worst = 0;
   visit(s, [&](auto p) {
@@ -395,7 +331,6 @@ double Reference::max_displacement2(const ParticleStore& s, const Box& box) cons
   return worst;
 }
 
-#if defined(PARDYN_HAVE_CUDA)
 // A buffer grown to at least `want` bytes (with room to spare), freed only after the device is done
 // with it.
 template <class Alloc, class Release>
@@ -410,7 +345,6 @@ char* grow(char*& p, std::size_t& have, std::size_t want, Alloc alloc, Release r
   }
   return p;
 }
-#endif
 
 struct Stage::Impl {
   std::vector<double> host_mem;  // CPU backend: the buffer itself
@@ -418,10 +352,8 @@ struct Stage::Impl {
   char* pinned = nullptr;
   std::size_t dev_bytes = 0, pinned_bytes = 0;
   ~Impl() {
-#if defined(PARDYN_HAVE_CUDA)
     if (dev) gpu::free_device(dev);
     if (pinned) gpu::pinned_free(pinned);
-#endif
   }
 };
 Stage::Stage() : impl_(std::make_unique<Impl>()) {}
@@ -435,42 +367,26 @@ char* Stage::device(Backend b, std::size_t bytes) {
     if (m.host_mem.size() * 8 < bytes) m.host_mem.resize((bytes + 7) / 8 + (bytes + 7) / 32);
     return reinterpret_cast<char*>(m.host_mem.data());
   }
-#if defined(PARDYN_HAVE_CUDA)
   return grow(m.dev, m.dev_bytes, bytes, gpu::device_alloc, gpu::free_device);
-#else
-  no_cuda();
-#endif
 }
 
 char* Stage::host(Backend b, std::size_t bytes) {
   if (b == Backend::Cpu) return device(b, bytes);
-#if defined(PARDYN_HAVE_CUDA)
   Impl& m = *impl_;
   return grow(m.pinned, m.pinned_bytes, bytes, gpu::pinned_alloc, gpu::pinned_free);
-#else
-  no_cuda();
-#endif
 }
 
 void Stage::to_host(Backend b, std::size_t bytes) {
   if (b == Backend::Cpu || bytes == 0) return;
-#if defined(PARDYN_HAVE_CUDA)
   gpu::copy_async(host(b, bytes), device(b, bytes), bytes);
-#endif
 }
 void Stage::to_device(Backend b, std::size_t bytes) {
   if (b == Backend::Cpu || bytes == 0) return;
-#if defined(PARDYN_HAVE_CUDA)
   gpu::copy_async(device(b, bytes), host(b, bytes), bytes);
-#endif
 }
 
 void sync(Backend b) {
-#if defined(PARDYN_HAVE_CUDA)
   if (b == Backend::Cuda) gpu::sync();
-#else
-  (void)b;
-#endif
 }
 
 void pack_positions(const ParticleStore& from, IndexList& idx, const double* shift, void* out) {
@@ -489,11 +405,7 @@ void pack_positions(const ParticleStore& from, IndexList& idx, const double* shi
 void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
   if (count == 0) return;
   if (on_gpu(to)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::unpack_positions(to, offset, count, in);
-#else
-    no_cuda();
-#endif
   }
   put_positions(to, offset, count, static_cast<const char*>(in));
 }
@@ -503,11 +415,7 @@ double Reference::copy_and_measure(const ParticleStore& s, ParticleStore& work,
   const Impl& m = *impl_;
   if (m.n != s.size() || work.size() < s.size()) return std::numeric_limits<double>::infinity();
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::copy_and_measure(s, m.dev, work, unwrap, box);
-#else
-    no_cuda();
-#endif
   }
   copy_prefix(s, work, s.size(), false, unwrap);
   return max_displacement2(s, box);

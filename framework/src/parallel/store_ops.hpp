@@ -143,7 +143,8 @@ void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, 
 // all-pairs ring, into backend memory at pos and type (pos: n * 4 reals).
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 
-#if defined(PARDYN_HAVE_CUDA)
+// The GPU halves: store_ops_cuda.cu, or store_ops_stub.cpp in a build without CUDA (where no store
+// lives on a device and each of them reports an internal error).
 namespace gpu {
 std::size_t record_bytes(const ParticleStore& s);
 void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_t count,
@@ -177,6 +178,5 @@ void download(void* dst, const void* src, std::size_t bytes);
 std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity, const std::vector<std::uint32_t>& host);
 void free_device(void* p);
 }  // namespace gpu
-#endif
 
 }  // namespace pardyn::parallel
