@@ -177,14 +177,12 @@ void gather_positions(const ParticleStore& from, IndexList& idx, const double* s
 
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
   if (count == 0) return;
-  if (on_gpu(to)) {
-    return gpu::put_positions(to, offset, count, data);
-  }
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     for (int d = 0; d < Dim; ++d)
-      std::memcpy(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real), count * sizeof(Real));
+      to.memory().copy_from_host(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real),
+                                 count * sizeof(Real));
   });
 }
 
@@ -210,22 +208,19 @@ void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>&
 
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
   if (count == 0) return;
-  if (on_gpu(to)) {
-    return gpu::put_static(to, offset, count, data);
-  }
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
-    std::memcpy(p.mass + offset, data, count * sizeof(Real));
-    std::memcpy(p.type + offset, data + count * sizeof(Real), count * sizeof(std::int32_t));
-    cpu::for_each_index(count, fn::ClearIds{p.id + offset});
+    to.memory().copy_from_host(p.mass + offset, data, count * sizeof(Real));
+    to.memory().copy_from_host(p.type + offset, data + count * sizeof(Real),
+                               count * sizeof(std::int32_t));
+    for_each_index(to.backend(), count, fn::ClearIds{p.id + offset});
   });
 }
 
 void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
                  const Unwrap& unwrap) {
-  if (on_gpu(from)) {
-    return gpu::copy_prefix(from, to, n, all, unwrap);
-  }
+  if (n == 0) return;
+  MemoryResource& mem = from.memory();
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
@@ -233,15 +228,15 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
     for (int d = 0; d < Dim; ++d) {
       if (unwrap.period[d] > 0) {
         const fn::UnwrapAxis<Real> f{p.x[d], q.x[d], unwrap.centre[d], unwrap.period[d]};
-        cpu::for_each_index(n, f, 65536);
+        for_each_index(from.backend(), n, f, 65536);
       } else {
-        std::memcpy(q.x[d], p.x[d], n * sizeof(Real));
+        mem.copy(q.x[d], p.x[d], n * sizeof(Real));
       }
     }
     if (all) {
-      std::memcpy(q.mass, p.mass, n * sizeof(Real));
-      std::memcpy(q.type, p.type, n * sizeof(std::int32_t));
-      std::memcpy(q.id, p.id, n * sizeof(std::int64_t));
+      mem.copy(q.mass, p.mass, n * sizeof(Real));
+      mem.copy(q.type, p.type, n * sizeof(std::int32_t));
+      mem.copy(q.id, p.id, n * sizeof(std::int64_t));
     }
   });
 }

@@ -152,12 +152,8 @@ void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_
 void append_records(ParticleStore& s, const char* records, std::size_t count);
 void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                       const double* shift, std::vector<char>& out);
-void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out);
-void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
-                 const Unwrap& unwrap);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
 double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
                         const Unwrap& unwrap, const Box& box);

@@ -164,17 +164,6 @@ void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::
   });
 }
 
-void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
-  visit(to, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    for (int d = 0; d < Dim; ++d)
-      PARDYN_CUDA_CHECK(cudaMemcpy(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real),
-                                   count * sizeof(Real), cudaMemcpyHostToDevice));
-  });
-}
-
-
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out) {
   visit(from, [&](auto p) {
@@ -187,40 +176,6 @@ void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::siz
         p, idx, reinterpret_cast<Real*>(dev),
         reinterpret_cast<std::int32_t*>(dev + count * sizeof(Real))});
     PARDYN_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost));
-  });
-}
-
-void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
-  visit(to, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    PARDYN_CUDA_CHECK(cudaMemcpy(p.mass + offset, data, count * sizeof(Real), cudaMemcpyHostToDevice));
-    PARDYN_CUDA_CHECK(cudaMemcpy(p.type + offset, data + count * sizeof(Real), count * 4,
-                                 cudaMemcpyHostToDevice));
-    cuda::for_each_index(count, fn::ClearIds{p.id + offset});
-  });
-}
-
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
-                 const Unwrap& unwrap) {
-  if (n == 0) return;
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    const auto q = to.view<Real, Dim>();
-    for (int d = 0; d < Dim; ++d) {
-      if (unwrap.period[d] > 0) {
-        cuda::for_each_index(n, fn::UnwrapAxis<Real>{p.x[d], q.x[d], unwrap.centre[d],
-                                                     unwrap.period[d]});
-      } else {
-        PARDYN_CUDA_CHECK(
-            cudaMemcpyAsync(q.x[d], p.x[d], n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
-      }
-    }
-    if (all) {
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.mass, p.mass, n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.type, p.type, n * 4, cudaMemcpyDeviceToDevice, 0));
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.id, p.id, n * 8, cudaMemcpyDeviceToDevice, 0));
-    }
   });
 }
 

@@ -17,12 +17,7 @@ void gather_positions(const ParticleStore&, const std::uint32_t*, std::size_t, c
                       std::vector<char>&) {
   no_cuda();
 }
-void put_positions(ParticleStore&, std::size_t, std::size_t, const char*) { no_cuda(); }
 void gather_static(const ParticleStore&, const std::uint32_t*, std::size_t, std::vector<char>&) {
-  no_cuda();
-}
-void put_static(ParticleStore&, std::size_t, std::size_t, const char*) { no_cuda(); }
-void copy_prefix(const ParticleStore&, ParticleStore&, std::size_t, bool, const Unwrap&) {
   no_cuda();
 }
 double max_displacement2(const ParticleStore&, const void*, const Box&) { no_cuda(); }
