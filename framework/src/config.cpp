@@ -720,8 +720,7 @@ void energy_notes(Scenario& sc, const Registry& registry) {
     } catch (const Error&) {
       continue;  // reported where the run's objects are made (the Simulation)
     }
-    if (const HardWalls* w = pot->hard_walls(); w && w->restitution < 1)
-      causes.push_back("the walls of \"" + p.type + "\" (restitution < 1)");
+    if (std::string why = pot->energy_note(); !why.empty()) causes.push_back(why);
   }
   if (causes.empty()) return;
   sc.notes.push_back("dE/E0 (thermo.csv: relative_drift) is (E - E0)/|E0|: here it is mostly the "

@@ -5,37 +5,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "element_ops.hpp"
 #include "pardyn/backend.hpp"
-#include "pardyn/boundary_ops.hpp"
-#include "pardyn/reduction.hpp"
 #include "pardyn/cuda.hpp"
+#include "pardyn/reduction.hpp"
 
 namespace pardyn {
 
 namespace {
-
-// Below this many particles a loop runs on one thread: waking the team costs more than the work.
-constexpr std::size_t kParallelMin = 4096;
-
-template <class Real, int Dim>
-void kick(const ParticleView<Real, Dim>& p, Real dt) {
-  for (int d = 0; d < Dim; ++d) {
-    Real* __restrict v = p.v[d];
-    const Real* __restrict a = p.a[d];
-#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
-    for (std::size_t i = 0; i < p.n; ++i) v[i] += a[i] * dt;
-  }
-}
-
-template <class Real, int Dim>
-void drift(const ParticleView<Real, Dim>& p, Real dt) {
-  for (int d = 0; d < Dim; ++d) {
-    Real* __restrict x = p.x[d];
-    const Real* __restrict v = p.v[d];
-#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
-    for (std::size_t i = 0; i < p.n; ++i) x[i] += v[i] * dt;
-  }
-}
 
 // One accumulator per thread (Acc: add(view, i), merge(other)), merged in thread order:
 // deterministic for a given thread count and accurate to a few ulp of the total.
@@ -87,100 +64,39 @@ template <class Real>
 class CpuState final : public StateVector {
 public:
   CpuState(int dim, std::size_t n) : dim(dim), n(n), data(std::size_t(2 * dim) * n) {}
-  Real* comp(int c) { return data.data() + std::size_t(c) * n; }
-  const Real* comp(int c) const { return data.data() + std::size_t(c) * n; }
+  Real* comp(int c) const { return const_cast<Real*>(data.data()) + std::size_t(c) * n; }
   int dim;
   std::size_t n;
   std::vector<Real> data;
 };
 
-template <class Real>
-const CpuState<Real>& as_state(const StateVector& y, std::size_t n) {
-  const auto* s = dynamic_cast<const CpuState<Real>*>(&y);
-  if (!s || s->n != n)
-    throw Error("internal: a state vector of another backend, precision or size was used");
-  return *s;
-}
-template <class Real>
-CpuState<Real>& as_state(StateVector& y, std::size_t n) {
-  return const_cast<CpuState<Real>&>(as_state<Real>(static_cast<const StateVector&>(y), n));
-}
+// The CPU loop: OpenMP over the particles (for_each.hpp).
+struct CpuLoop {
+  template <class F>
+  static void run(std::size_t n, const F& f, std::size_t parallel_min = kParallelMin) {
+    cpu::for_each_index(n, f, parallel_min);
+  }
+};
 
-// The store's array behind state component c: positions first, then velocities.
-template <class View>
-auto* state_array(const View& p, int c) {
-  return c < View::dim ? p.x[c] : p.v[c - View::dim];
-}
-
-class CpuOps final : public BackendOps {
+class CpuOps final : public element::ElementOps<CpuLoop, CpuState> {
 public:
   std::unique_ptr<StateVector> new_state(const ParticleStore& s) override {
     if (s.precision() == Precision::Float)
       return std::make_unique<CpuState<float>>(s.dim(), s.size());
     return std::make_unique<CpuState<double>>(s.dim(), s.size());
   }
-  void get_state(const ParticleStore& s, StateVector& y) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      auto& st = as_state<Real>(y, p.n);
-      for (int c = 0; c < 2 * decltype(p)::dim; ++c)
-        std::copy(state_array(p, c), state_array(p, c) + p.n, st.comp(c));
-    });
-  }
-  void set_state(ParticleStore& s, const StateVector& y) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      const auto& st = as_state<Real>(y, p.n);
-      for (int c = 0; c < 2 * decltype(p)::dim; ++c)
-        std::copy(st.comp(c), st.comp(c) + p.n, state_array(p, c));
-    });
-  }
-  void get_derivative(const ParticleStore& s, StateVector& k) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      auto& st = as_state<Real>(k, p.n);
-      for (int d = 0; d < Dim; ++d) {
-        std::copy(p.v[d], p.v[d] + p.n, st.comp(d));
-        std::copy(p.a[d], p.a[d] + p.n, st.comp(Dim + d));
-      }
-    });
-  }
-  void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
-                       const StateVector* const* k) override {
-    if (m < 0 || m > 8) throw Error("internal: set_combination takes at most 8 terms");
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      const auto& base = as_state<Real>(y, p.n);
-      const Real* kk[8];
-      Real cc[8];
-      for (int comp = 0; comp < 2 * decltype(p)::dim; ++comp) {
-        for (int i = 0; i < m; ++i) {
-          kk[i] = as_state<Real>(*k[i], p.n).comp(comp);
-          cc[i] = Real(c[i]);
-        }
-        const Real* __restrict y0 = base.comp(comp);
-        Real* __restrict out = state_array(p, comp);
-#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
-        for (std::size_t j = 0; j < p.n; ++j) {
-          Real acc = y0[j];
-          for (int i = 0; i < m; ++i) acc = std::fma(cc[i], kk[i][j], acc);
-          out[j] = acc;
-        }
-      }
-    });
-  }
   double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
                     const StateVector* const* k, double atol, double rtol) override {
     return visit(s, [&](auto p) {
       using Real = typename decltype(p)::real;
-      const auto& base = as_state<Real>(y, p.n);
+      using State = CpuState<Real>;
+      const auto& base = element::as_state<State>(y, p.n);
       double worst = 0;
       for (int comp = 0; comp < 2 * decltype(p)::dim; ++comp) {
         const Real* kk[8];
-        for (int i = 0; i < m; ++i) kk[i] = as_state<Real>(*k[i], p.n).comp(comp);
+        for (int i = 0; i < m; ++i) kk[i] = element::as_state<State>(*k[i], p.n).comp(comp);
         const Real* y0 = base.comp(comp);
-        const Real* y1 = state_array(p, comp);
+        const Real* y1 = element::state_array(p, comp);
 #pragma omp parallel for schedule(static) reduction(max : worst) if (p.n > kParallelMin)
         for (std::size_t j = 0; j < p.n; ++j) {
           double err = 0;
@@ -193,86 +109,11 @@ public:
       return worst;
     });
   }
-  void kick(ParticleStore& s, double dt) override {
-    visit(s, [&](auto p) { pardyn::kick(p, typename decltype(p)::real(dt)); });
-  }
-  void drift(ParticleStore& s, double dt) override {
-    visit(s, [&](auto p) { pardyn::drift(p, typename decltype(p)::real(dt)); });
-  }
-  void scale_velocities(ParticleStore& s, double f) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      for (int d = 0; d < decltype(p)::dim; ++d) {
-        Real* __restrict v = p.v[d];
-#pragma omp parallel for simd schedule(static) if (p.n > kParallelMin)
-        for (std::size_t i = 0; i < p.n; ++i) v[i] *= Real(f);
-      }
-    });
-  }
-  void zero_forces(ParticleStore& s, bool energy, bool virial) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      const std::size_t b = p.n * sizeof(Real);
-      for (int d = 0; d < decltype(p)::dim; ++d) s.memory().fill_zero(p.a[d], b);
-      if (energy) s.memory().fill_zero(p.epot, b);
-      if (virial) s.memory().fill_zero(p.virial, b);
-    });
-  }
-  void wrap_periodic(ParticleStore& s, const Box& box) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      for (int d = 0; d < decltype(p)::dim; ++d) {
-        if (box.boundary[d] != Boundary::Periodic) continue;
-        const Real lo = Real(box.lo[d]), L = Real(box.length(d)), invL = Real(1.0 / box.length(d));
-        Real* __restrict x = p.x[d];
-        std::int32_t* __restrict image = p.image[d];
-#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
-        for (std::size_t i = 0; i < p.n; ++i) wrap_counting(x[i], image[i], lo, L, invL);
-      }
-    });
-  }
   Reductions reduce(const ParticleStore& s) override {
     return visit(s, [&](auto p) { return pardyn::reduce(p); });
   }
   double kinetic_energy(const ParticleStore& s) override {
     return visit(s, [&](auto p) { return pardyn::kinetic(p); });
-  }
-  void reflect_walls(ParticleStore& s, const Box& box, double e) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      for (int d = 0; d < decltype(p)::dim; ++d) {
-        if (box.boundary[d] != Boundary::Wall) continue;
-        const Real lo = Real(box.lo[d]), hi = Real(box.hi[d]);
-        Real* __restrict x = p.x[d];
-        Real* __restrict v = p.v[d];
-#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
-        for (std::size_t i = 0; i < p.n; ++i) reflect_axis(x[i], v[i], lo, hi, Real(e));
-      }
-    });
-  }
-  void flip_at_walls(ParticleStore& s, const Box& box, double e, double dt) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      for (int d = 0; d < decltype(p)::dim; ++d) {
-        if (box.boundary[d] != Boundary::Wall) continue;
-        const Real lo = Real(box.lo[d]), hi = Real(box.hi[d]);
-        const Real* __restrict x = p.x[d];
-        Real* __restrict v = p.v[d];
-#pragma omp parallel for schedule(static) if (p.n > kParallelMin)
-        for (std::size_t i = 0; i < p.n; ++i) flip_axis(x[i], v[i], lo, hi, Real(e), Real(dt));
-      }
-    });
-  }
-  void langevin(ParticleStore& s, double c1, double T, std::uint64_t seed,
-                std::uint64_t step) override {
-    visit(s, [&](auto p) {
-      for (int d = 0; d < decltype(p)::dim; ++d) {
-        auto* __restrict v = p.v[d];
-#pragma omp parallel for schedule(static) if (p.n > kParallelMin / 8)
-        for (std::size_t i = 0; i < p.n; ++i)
-          v[i] = langevin_velocity(v[i], p.mass[i], c1, T, seed, step, p.id[i], d);
-      }
-    });
   }
 };
 

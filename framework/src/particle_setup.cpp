@@ -181,11 +181,20 @@ void Simulation::make_particles(const Scenario& sc, const Registry& registry) {
   }
   bool wall_axis = false;
   for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
-  if (has_walls_ && !wall_axis)
+  if (boundary_ && !wall_axis)
     throw Error("a walls potential is given but no axis of [box] has boundary \"wall\"; set "
                 "boundary = \"wall\" (or one value per axis) in [box]");
   if (wall_axis) {
-    has_walls_ = true;  // boundary = "wall" without a walls potential: elastic mirror walls
+    has_walls_ = true;
+    if (!boundary_) {
+      // boundary = "wall" without a walls potential: the walls plugin's defaults (elastic mirror
+      // walls), enforced but not among the force terms.
+      const FactoryInfo* walls = registry.find(PluginKind::Potential, "walls");
+      if (!walls)
+        throw Error("[box] has boundary \"wall\", but the walls plugin that enforces it is not "
+                    "installed");
+      boundary_ = registry.make_potential("walls", parse_params(walls->schema, "", "walls"), run_);
+    }
     momentum_conserved_ = false;
     check_inside_walls();
   }

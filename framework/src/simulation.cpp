@@ -185,10 +185,9 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
                   (why.empty() ? "" : ": " + why));
     }
     check_cutoff_in_box(*ft.potential, ft.label, run_.box, run_.dim);
-    if (const HardWalls* w = ft.potential->hard_walls()) {
-      if (has_walls_) throw Error(ft.label + ": only one walls potential may be given");
-      has_walls_ = true;
-      walls_ = *w;
+    if (ft.potential->enforces_boundaries()) {
+      if (boundary_) throw Error(ft.label + ": only one walls potential may be given");
+      boundary_ = ft.potential;
     }
     if (ft.potential->external()) momentum_conserved_ = false;
     forces_.push_back(std::move(ft));
@@ -416,8 +415,7 @@ void Simulation::check_inside_walls() {
 }
 
 void Simulation::drift(double dt) {
-  if (has_walls_ && walls_.mode == HardWalls::Mode::Flip)
-    backend_.ops->flip_at_walls(*store_, run_.box, walls_.restitution, dt);
+  if (boundary_) boundary_->before_drift(*store_, run_.box, dt);
   backend_.ops->drift(*store_, dt);
   apply_boundaries();
 }
@@ -431,7 +429,7 @@ void Simulation::compute_stage_forces() {
 
 void Simulation::apply_boundaries() {
   if (run_.box.any_periodic(run_.dim)) backend_.ops->wrap_periodic(*store_, run_.box);
-  if (has_walls_) backend_.ops->reflect_walls(*store_, run_.box, walls_.restitution);
+  if (boundary_) boundary_->apply_boundaries(*store_, run_.box);
 }
 
 Thermo Simulation::thermo_now() {

@@ -1,9 +1,10 @@
 // walls: the box faces of every axis whose [box] boundary is "wall" as hard reflecting walls (with
 // a restitution coefficient), and optionally a soft wall force near them.
 //
-// Hard walls (done by the framework, see HardWalls in plugin.hpp):
-//   mode = "mirror": after the drift, a particle beyond a face is mirrored back into the box and
-//   its
+// Hard walls (through the framework's boundary hooks, Potential::before_drift and
+// Potential::apply_boundaries; the framework makes this potential with its defaults for a box with
+// "wall" axes and no walls potential):
+//   mode = "mirror": after the drift, a particle beyond a face is mirrored back into the box and its
 //                    normal velocity becomes -restitution v_n;
 //   mode = "flip":   seed 003's a-priori method: before the drift, a particle whose x + v dt would
 //                    cross a face gets v_n = -restitution v_n (mirroring stays on as a backstop).
@@ -23,10 +24,64 @@
 #include <string>
 
 #include "pardyn/external_potential.hpp"
+#include "pardyn/for_each.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/plugin.hpp"
 
 namespace pardyn::potentials {
+
+// Hard reflecting walls on the box faces of every axis whose boundary is "wall".
+struct HardWalls {
+  enum class Mode {
+    Mirror,  // after the drift: a particle beyond a wall is mirrored back, its normal velocity flipped
+    Flip     // before the drift (seed 003's a-priori method): a particle whose drift would cross a
+             // wall has its normal velocity flipped instead; Mirror stays on as a backstop
+  };
+  Mode mode = Mode::Mirror;
+  double restitution = 1.0;  // normal velocity after a bounce = -restitution * before (1: elastic)
+};
+
+// Hard wall on one axis after a drift: a coordinate beyond [lo, hi] is mirrored back into the box and
+// the velocity component points inwards, scaled by the restitution e. A particle that crossed the
+// whole box in one step (a blown-up run) is still put inside: it lands on the far face.
+template <class Real>
+PARDYN_HD PARDYN_INLINE void reflect_axis(Real& x, Real& v, Real lo, Real hi, Real e) {
+  if (x < lo) {
+    x = lo + (lo - x);
+    v = e * (v < Real(0) ? -v : v);
+    if (x > hi) x = hi;
+  } else if (x > hi) {
+    x = hi - (x - hi);
+    v = -e * (v > Real(0) ? v : -v);
+    if (x < lo) x = lo;
+  }
+}
+
+// Seed 003's a-priori wall: if the drift of dt would take the particle beyond a face it moves
+// towards, its velocity component is reversed (and scaled by e) before the drift.
+template <class Real>
+PARDYN_HD PARDYN_INLINE void flip_axis(Real x, Real& v, Real lo, Real hi, Real e, Real dt) {
+  const Real next = x + v * dt;
+  if ((next < lo && v < Real(0)) || (next > hi && v > Real(0))) v = -e * v;
+}
+
+// One particle against every wall axis: flip_axis before a drift (Flip), reflect_axis after it.
+template <class Real, int Dim, bool Flip>
+struct WallBounce {
+  ParticleView<Real, Dim> p;
+  Real lo[3], hi[3];
+  bool wall[3];
+  Real e, dt;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
+    for (int d = 0; d < Dim; ++d) {
+      if (!wall[d]) continue;  // the same for every particle: no divergence
+      if constexpr (Flip)
+        flip_axis(p.x[d][i], p.v[d][i], lo[d], hi[d], e, dt);
+      else
+        reflect_axis(p.x[d][i], p.v[d][i], lo[d], hi[d], e);
+    }
+  }
+};
 
 struct SoftWalls {
   enum Kind { None = 0, Lj93 = 1, Harmonic = 2 };
@@ -146,19 +201,48 @@ struct SoftWalls {
   }
 };
 
-// The walls potential: the hard walls the framework applies, plus the soft wall force when asked.
+// The walls potential: the hard walls, on the framework's boundary hooks, plus the soft wall force
+// when asked.
 class Walls final : public Potential {
 public:
   explicit Walls(const SoftWalls::Params& p) : soft_(p), hard_(p.hard) {}
   bool supports(NeighbourhoodKind) const override { return true; }
   double cutoff() const override { return 0.0; }
   bool external() const override { return soft_.params().kind != SoftWalls::None; }
-  const HardWalls* hard_walls() const override { return &hard_; }
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
     if (soft_.params().kind != SoftWalls::None) soft_.compute(s, nb, req);
   }
+  bool enforces_boundaries() const override { return true; }
+  void before_drift(ParticleStore& s, const Box& box, double dt) override {
+    if (hard_.mode == HardWalls::Mode::Flip) bounce<true>(s, box, dt);
+  }
+  void apply_boundaries(ParticleStore& s, const Box& box) override { bounce<false>(s, box, 0.0); }
+  std::string energy_note() const override {
+    return hard_.restitution < 1 ? "the walls of \"walls\" (restitution < 1)" : "";
+  }
 
 private:
+  template <bool Flip>
+  void bounce(ParticleStore& s, const Box& box, double dt) const {
+    visit(s, [&](auto p) {
+      using Real = typename decltype(p)::real;
+      constexpr int Dim = decltype(p)::dim;
+      WallBounce<Real, Dim, Flip> f{};
+      f.p = p;
+      bool any = false;
+      for (int d = 0; d < 3; ++d) {
+        f.wall[d] = d < Dim && box.boundary[d] == Boundary::Wall;
+        f.lo[d] = Real(box.lo[d]);
+        f.hi[d] = Real(box.hi[d]);
+        any = any || f.wall[d];
+      }
+      f.e = Real(hard_.restitution);
+      f.dt = Real(dt);
+      if (p.n == 0 || !any) return;
+      for_each_index(s.backend(), p.n, f);
+    });
+  }
+
   ExternalPotential<SoftWalls> soft_;
   HardWalls hard_;
 };

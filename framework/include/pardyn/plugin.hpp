@@ -64,17 +64,6 @@ struct RunInfo {
   std::vector<std::string> extra_columns;     // thermo columns added by analyses (Observer::columns)
 };
 
-// Hard reflecting walls on the box faces of every axis whose boundary is "wall".
-struct HardWalls {
-  enum class Mode {
-    Mirror,  // after the drift: a particle beyond a wall is mirrored back, its normal velocity flipped
-    Flip     // before the drift (seed 003's a-priori method): a particle whose drift would cross a wall
-             // has its normal velocity flipped instead; Mirror stays on as a backstop
-  };
-  Mode mode = Mode::Mirror;
-  double restitution = 1.0;  // normal velocity after a bounce = -restitution * before (1: elastic)
-};
-
 // Sums over all particles, in double with compensated summation (see compensated.hpp).
 struct Reductions {
   std::size_t n = 0;
@@ -125,14 +114,7 @@ public:
   // The kinetic energy alone (sum m v^2 / 2, in double): what a thermostat needs at every step,
   // without the other sums of reduce().
   virtual double kinetic_energy(const ParticleStore& s) { return reduce(s).kinetic; }
-  // --- boundaries and thermostats ---
-  // Hard walls after a drift: every particle beyond a wall face (axes with Boundary::Wall) is put
-  // back by mirroring its position in the face, and its normal velocity becomes -restitution times
-  // what it was. Returns nothing; never lets a particle out.
-  virtual void reflect_walls(ParticleStore& s, const Box& box, double restitution) = 0;
-  // Hard walls before a drift of dt (a-priori, seed 003): a particle with x + v dt beyond a wall face
-  // moving towards it gets v_n = -restitution v_n.
-  virtual void flip_at_walls(ParticleStore& s, const Box& box, double restitution, double dt) = 0;
+  // --- thermostats ---
   // Langevin (Ornstein-Uhlenbeck) velocity update: v = c1 v + sqrt((1 - c1^2) T / m) xi, xi a
   // standard normal from a counter-based generator keyed by (seed, step, particle id, axis): the same
   // numbers on every backend and thread count.
@@ -201,8 +183,18 @@ public:
   // An external potential (a field acting on each particle alone: uniform_field, soft walls) breaks
   // momentum conservation; the temperature's degrees of freedom then keep the centre-of-mass ones.
   virtual bool external() const { return false; }
-  // Hard walls this potential asks for (the `walls` potential); null for every other law.
-  virtual const HardWalls* hard_walls() const { return nullptr; }
+  // --- A boundary condition the potential enforces (the walls plugin: hard walls on the faces of
+  // the axes whose boundary is "wall"). The framework calls the hooks of at most one such potential
+  // of a run; with "wall" axes and none given, it makes the "walls" potential with its defaults.
+  virtual bool enforces_boundaries() const { return false; }
+  // Before a drift x += v dt (StepContext::drift), on the store's backend.
+  virtual void before_drift(ParticleStore&, const Box&, double /*dt*/) {}
+  // After the positions changed (a drift, a restart), once periodic axes are wrapped: puts every
+  // particle back inside the boundaries.
+  virtual void apply_boundaries(ParticleStore&, const Box&) {}
+  // Why this potential changes the total energy (e.g. inelastic walls), for the note on dE/E0 in
+  // thermo; empty when it conserves it.
+  virtual std::string energy_note() const { return {}; }
 };
 
 // A spatial scheme: builds (and keeps up to date) the neighbourhood structure of one kind.
@@ -235,8 +227,9 @@ public:
   virtual void compute_stage_forces() { compute_forces(); }
   // Wraps periodic axes and applies boundary conditions after positions changed.
   virtual void apply_boundaries() = 0;
-  // x += v dt with the boundaries: a-priori wall flips before, apply_boundaries() after. Integrators
-  // that drift use this rather than ops().drift() so that walls work with every integrator.
+  // x += v dt with the boundaries: the boundary potential's before_drift() before (a-priori wall
+  // flips), apply_boundaries() after. Integrators that drift use this rather than ops().drift() so
+  // that boundaries work with every integrator.
   virtual void drift(double dt) {
     ops().drift(store(), dt);
     apply_boundaries();
@@ -421,7 +414,7 @@ public:
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 8;
+constexpr std::uint32_t kPluginAbi = 9;
 
 struct PluginDescriptor {
   std::uint32_t abi;

@@ -14,11 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "pardyn/boundary_ops.hpp"
+#include "../element_ops.hpp"
 #include "pardyn/compensated.hpp"
 #include "pardyn/reduction.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
+#include "pardyn/for_each_cuda.cuh"
 #include "pardyn/particles.hpp"
 
 namespace pardyn::cuda {
@@ -251,100 +252,13 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Element-wise kernels: grid-stride loops over the particles, each thread loading all components of
-// its particle before storing any, so several loads are in flight (the compiler cannot reorder them
-// itself: the arrays might alias as far as it knows). fma() is written out because the CPU
-// backend's x86-64-v3 build contracts the same expressions to FMA: both then round identically.
+// Grid-stride loops. The element-wise operations are element_ops.hpp's functors, run by
+// for_each_cuda.cuh's kernel; the kernels here are the reductions.
 
 __device__ PARDYN_INLINE std::size_t first_index() {
   return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 }
 __device__ PARDYN_INLINE std::size_t grid_stride() { return std::size_t(gridDim.x) * blockDim.x; }
-
-template <class Real, int Dim>
-__global__ void __launch_bounds__(kThreads) kick_kernel(ParticleView<Real, Dim> p, Real dt) {
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-    Real v[Dim], a[Dim];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) v[d] = p.v[d][i], a[d] = p.a[d][i];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) p.v[d][i] = fma(a[d], dt, v[d]);
-  }
-}
-
-template <class Real, int Dim>
-__global__ void __launch_bounds__(kThreads) drift_kernel(ParticleView<Real, Dim> p, Real dt) {
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-    Real x[Dim], v[Dim];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) x[d] = p.x[d][i], v[d] = p.v[d][i];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) p.x[d][i] = fma(v[d], dt, x[d]);
-  }
-}
-
-template <class Real, int Dim>
-__global__ void __launch_bounds__(kThreads) scale_kernel(ParticleView<Real, Dim> p, Real f) {
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-    Real v[Dim];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) v[d] = p.v[d][i];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) p.v[d][i] = v[d] * f;
-  }
-}
-
-template <class Real>
-struct WrapAxes {
-  Real lo[3], L[3], invL[3];
-  bool periodic[3];
-};
-
-template <class Real>
-struct WallAxes {
-  Real lo[3], hi[3];
-  bool wall[3];
-  Real e, dt;
-};
-
-template <class Real, int Dim, bool Flip>
-__global__ void __launch_bounds__(kThreads) wall_kernel(ParticleView<Real, Dim> p, WallAxes<Real> w) {
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) {
-      if (!w.wall[d]) continue;
-      if constexpr (Flip)
-        flip_axis(p.x[d][i], p.v[d][i], w.lo[d], w.hi[d], w.e, w.dt);
-      else
-        reflect_axis(p.x[d][i], p.v[d][i], w.lo[d], w.hi[d], w.e);
-    }
-  }
-}
-
-template <class Real, int Dim>
-__global__ void __launch_bounds__(kThreads) langevin_kernel(ParticleView<Real, Dim> p, double c1,
-                                                            double T, std::uint64_t seed,
-                                                            std::uint64_t step) {
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-    const Real m = p.mass[i];
-    const std::int64_t id = p.id[i];
-#pragma unroll
-    for (int d = 0; d < Dim; ++d)
-      p.v[d][i] = langevin_velocity(p.v[d][i], m, c1, T, seed, step, id, d);
-  }
-}
-
-template <class Real, int Dim>
-__global__ void __launch_bounds__(kThreads) wrap_kernel(ParticleView<Real, Dim> p,
-                                                        WrapAxes<Real> w) {
-  for (std::size_t i = first_index(); i < p.n; i += grid_stride()) {
-#pragma unroll
-    for (int d = 0; d < Dim; ++d) {
-      if (!w.periodic[d]) continue;  // the same for every thread: no divergence
-      wrap_counting(p.x[d][i], p.image[d][i], w.lo[d], w.L[d], w.invL[d]);
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Reductions. Each thread sums its particles into compensated accumulators; a block merges its
@@ -412,14 +326,6 @@ public:
   Real* data = nullptr;
 };
 
-template <class Real>
-const CudaState<Real>& as_state(const StateVector& y, std::size_t n) {
-  const auto* s = dynamic_cast<const CudaState<Real>*>(&y);
-  if (!s || s->n != n)
-    throw Error("internal: a state vector of another backend, precision or size was used");
-  return *s;
-}
-
 // The store's arrays of the state, x_0..x_{dim-1}, v_0..v_{dim-1}, and up to 8 terms.
 template <class Real>
 struct CombineArgs {
@@ -431,18 +337,6 @@ struct CombineArgs {
   int comps;
   std::size_t n;
 };
-
-template <class Real>
-__global__ void __launch_bounds__(kThreads) combine_kernel(const CombineArgs<Real> a) {
-  const std::size_t total = a.n * std::size_t(a.comps);
-  for (std::size_t t = first_index(); t < total; t += grid_stride()) {
-    const int comp = int(t / a.n);
-    const std::size_t j = t - std::size_t(comp) * a.n;
-    Real acc = a.base[t];
-    for (int i = 0; i < a.m; ++i) acc = fma(Real(a.c[i]), a.k[i][t], acc);
-    a.out[comp][j] = acc;
-  }
-}
 
 // Largest scaled error per block; the host takes the maximum over the blocks.
 template <class Real>
@@ -470,7 +364,15 @@ __global__ void __launch_bounds__(kThreads) error_kernel(const CombineArgs<Real>
   }
 }
 
-class CudaOps final : public BackendOps {
+// The GPU loop: for_each_cuda.cuh's kernel over the particles.
+struct CudaLoop {
+  template <class F>
+  static void run(std::size_t n, const F& f, std::size_t /*parallel_min*/ = 0) {
+    pardyn::cuda::for_each_index(n, f);
+  }
+};
+
+class CudaOps final : public element::ElementOps<CudaLoop, CudaState> {
 public:
   CudaOps() {
     int dev = 0;
@@ -493,39 +395,6 @@ public:
       return std::make_unique<CudaState<float>>(s.dim(), s.size());
     return std::make_unique<CudaState<double>>(s.dim(), s.size());
   }
-  void get_state(const ParticleStore& s, StateVector& y) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      const auto& st = as_state<Real>(y, p.n);
-      for (int d = 0; d < Dim; ++d) {
-        device_memory().copy(st.comp(d), p.x[d], p.n * sizeof(Real));
-        device_memory().copy(st.comp(Dim + d), p.v[d], p.n * sizeof(Real));
-      }
-    });
-  }
-  void set_state(ParticleStore& s, const StateVector& y) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      const auto& st = as_state<Real>(y, p.n);
-      for (int d = 0; d < Dim; ++d) {
-        device_memory().copy(p.x[d], st.comp(d), p.n * sizeof(Real));
-        device_memory().copy(p.v[d], st.comp(Dim + d), p.n * sizeof(Real));
-      }
-    });
-  }
-  void get_derivative(const ParticleStore& s, StateVector& k) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      const auto& st = as_state<Real>(k, p.n);
-      for (int d = 0; d < Dim; ++d) {
-        device_memory().copy(st.comp(d), p.v[d], p.n * sizeof(Real));
-        device_memory().copy(st.comp(Dim + d), p.a[d], p.n * sizeof(Real));
-      }
-    });
-  }
   template <class View, class Real = typename View::real>
   CombineArgs<Real> combine_args(const View& p, const StateVector& y, int m, const double* c,
                                  const StateVector* const* k) {
@@ -536,25 +405,15 @@ public:
       a.out[d] = p.x[d];
       a.out[Dim + d] = p.v[d];
     }
-    a.base = as_state<Real>(y, p.n).data;
+    a.base = element::as_state<CudaState<Real>>(y, p.n).data;
     for (int i = 0; i < m; ++i) {
-      a.k[i] = as_state<Real>(*k[i], p.n).data;
+      a.k[i] = element::as_state<CudaState<Real>>(*k[i], p.n).data;
       a.c[i] = c[i];
     }
     a.m = m;
     a.comps = 2 * Dim;
     a.n = p.n;
     return a;
-  }
-  void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
-                       const StateVector* const* k) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      if (p.n == 0) return;
-      const auto a = combine_args(p, y, m, c, k);
-      combine_kernel<Real><<<grid(p.n * a.comps), kThreads>>>(a);
-      PARDYN_CUDA_CHECK_LAUNCH("combine_kernel");
-    });
   }
   double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
                     const StateVector* const* k, double atol, double rtol) override {
@@ -570,84 +429,6 @@ public:
       PARDYN_CUDA_CHECK(cudaMemcpy(host.data(), block_max, blocks * sizeof(double),
                                    cudaMemcpyDeviceToHost));
       return *std::max_element(host.begin(), host.end());
-    });
-  }
-
-  void kick(ParticleStore& s, double dt) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      if (p.n == 0) return;
-      kick_kernel<Real, Dim><<<grid(p.n), kThreads>>>(p, Real(dt));
-      PARDYN_CUDA_CHECK_LAUNCH("kick_kernel");
-    });
-  }
-
-  void drift(ParticleStore& s, double dt) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      if (p.n == 0) return;
-      drift_kernel<Real, Dim><<<grid(p.n), kThreads>>>(p, Real(dt));
-      PARDYN_CUDA_CHECK_LAUNCH("drift_kernel");
-    });
-  }
-
-  void scale_velocities(ParticleStore& s, double factor) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      if (p.n == 0) return;
-      scale_kernel<Real, Dim><<<grid(p.n), kThreads>>>(p, Real(factor));
-      PARDYN_CUDA_CHECK_LAUNCH("scale_kernel");
-    });
-  }
-
-  void zero_forces(ParticleStore& s, bool energy, bool virial) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      const std::size_t b = p.n * sizeof(Real);
-      if (b == 0) return;
-      for (int d = 0; d < decltype(p)::dim; ++d)
-        PARDYN_CUDA_CHECK(cudaMemsetAsync(p.a[d], 0, b, 0));
-      if (energy) PARDYN_CUDA_CHECK(cudaMemsetAsync(p.epot, 0, b, 0));
-      if (virial) PARDYN_CUDA_CHECK(cudaMemsetAsync(p.virial, 0, b, 0));
-    });
-  }
-
-  void wrap_periodic(ParticleStore& s, const Box& box) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      if (p.n == 0 || !box.any_periodic(Dim)) return;
-      WrapAxes<Real> w{};
-      for (int d = 0; d < 3; ++d) {
-        w.periodic[d] = d < Dim && box.boundary[d] == Boundary::Periodic;
-        if (!w.periodic[d]) continue;
-        // Rounded to Real exactly as the CPU backend rounds them.
-        w.lo[d] = Real(box.lo[d]);
-        w.L[d] = Real(box.length(d));
-        w.invL[d] = Real(1.0 / box.length(d));
-      }
-      wrap_kernel<Real, Dim><<<grid(p.n), kThreads>>>(p, w);
-      PARDYN_CUDA_CHECK_LAUNCH("wrap_kernel");
-    });
-  }
-
-  void reflect_walls(ParticleStore& s, const Box& box, double e) override {
-    walls<false>(s, box, e, 0.0);
-  }
-  void flip_at_walls(ParticleStore& s, const Box& box, double e, double dt) override {
-    walls<true>(s, box, e, dt);
-  }
-  void langevin(ParticleStore& s, double c1, double T, std::uint64_t seed,
-                std::uint64_t step) override {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      if (p.n == 0) return;
-      langevin_kernel<Real, Dim><<<grid(p.n), kThreads>>>(p, c1, T, seed, step);
-      PARDYN_CUDA_CHECK_LAUNCH("langevin_kernel");
     });
   }
 
@@ -673,27 +454,6 @@ public:
   }
 
 private:
-  template <bool Flip>
-  void walls(ParticleStore& s, const Box& box, double e, double dt) {
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      WallAxes<Real> w{};
-      bool any = false;
-      for (int d = 0; d < 3; ++d) {
-        w.wall[d] = d < Dim && box.boundary[d] == Boundary::Wall;
-        w.lo[d] = Real(box.lo[d]);
-        w.hi[d] = Real(box.hi[d]);
-        any = any || w.wall[d];
-      }
-      w.e = Real(e);
-      w.dt = Real(dt);
-      if (p.n == 0 || !any) return;
-      wall_kernel<Real, Dim, Flip><<<grid(p.n), kThreads>>>(p, w);
-      PARDYN_CUDA_CHECK_LAUNCH("wall_kernel");
-    });
-  }
-
   // Enough blocks to fill every SM; the grid-stride loops take care of the rest.
   int grid(std::size_t n) const {
     const std::size_t want = (n + kThreads - 1) / kThreads;

@@ -86,7 +86,6 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
       unwrap_.period[d] = box.length(d);
     }
   }
-#if defined(PARDYN_HAVE_CUDA)
   // Links only if every rank can use them with every neighbour (one answer for the whole run).
   if (backend == Backend::Cuda) {
     double ok = 1;
@@ -99,7 +98,6 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
     comm.max(&bad, 1);
     links_ = bad == 0;
   }
-#endif
 }
 
 Domain::~Domain() {
@@ -291,7 +289,6 @@ void Domain::select_ghosts(ParticleStore& s) {
       sw.count = 0;
     }
     if (links_) {
-#if defined(PARDYN_HAVE_CUDA)
       // Device to device: positions, masses, then types, in one message (each array aligned);
       // both directions of the axis travel at once.
       const std::size_t per = sb + std::size_t(dim_) * real;
@@ -318,7 +315,6 @@ void Domain::select_ghosts(ParticleStore& s) {
         gpu::unpack_static(*work_, sw->offset, sw->count, src + sw->count * dim_ * real);
         in.done();
       }
-#endif
     } else {
       for (Swap* sw : pair) {
         sw->offset = work_->size();
@@ -346,7 +342,6 @@ void Domain::select_ghosts(ParticleStore& s) {
 }
 
 void Domain::refresh_linked() {
-#if defined(PARDYN_HAVE_CUDA)
   const std::size_t real = work_->precision() == Precision::Float ? 4 : 8;
   for (std::size_t a = 0; a < swaps_.size();) {
     std::size_t b = a;
@@ -373,7 +368,6 @@ void Domain::refresh_linked() {
     }
     a = b;
   }
-#endif
 }
 
 void Domain::refresh(ParticleStore& s) {

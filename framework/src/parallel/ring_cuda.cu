@@ -69,7 +69,7 @@ public:
   const char* pack_local(const ParticleStore& s, std::size_t bytes) override {
     char* dev = local_dev_.get(bytes);
     const std::size_t rec = 4 * (s.precision() == Precision::Float ? 4 : 8);
-    gpu::pack_sources(s, dev, reinterpret_cast<std::int32_t*>(dev + s.size() * rec));
+    parallel::pack_sources(s, dev, reinterpret_cast<std::int32_t*>(dev + s.size() * rec));
     char* host = local_host_.get(bytes);
     if (bytes) PARDYN_CUDA_CHECK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
     return host;

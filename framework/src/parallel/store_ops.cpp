@@ -1,6 +1,8 @@
 // The parallel engines' store operations on the host (OpenMP), and the dispatch to the GPU versions.
 #include "store_ops.hpp"
 
+#include "store_functors.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,21 +12,6 @@ namespace pardyn::parallel {
 
 namespace {
 bool on_gpu(const ParticleStore& s) { return s.backend() == Backend::Cuda; }
-[[noreturn]] [[maybe_unused]] void no_cuda() {
-  throw Error("internal: a device store in a pardyn built without CUDA");
-}
-template <class T>
-void put(char*& p, const T& v) {
-  std::memcpy(p, &v, sizeof(T));
-  p += sizeof(T);
-}
-template <class T>
-T take(const char*& p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  p += sizeof(T);
-  return v;
-}
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -32,9 +19,7 @@ struct IndexList::Dev {
   std::uint32_t* ptr = nullptr;
   std::size_t capacity = 0;
   ~Dev() {
-#if defined(PARDYN_HAVE_CUDA)
     if (ptr) gpu::free_device(ptr);
-#endif
   }
 };
 IndexList::IndexList() = default;
@@ -43,7 +28,6 @@ IndexList::IndexList(IndexList&&) noexcept = default;
 IndexList& IndexList::operator=(IndexList&&) noexcept = default;
 
 std::uint32_t* IndexList::device_buffer(std::size_t n) {
-#if defined(PARDYN_HAVE_CUDA)
   if (!dev_) dev_ = std::make_unique<Dev>();
   if (n > dev_->capacity || !dev_->ptr) {
     if (dev_->ptr) gpu::free_device(dev_->ptr);
@@ -51,36 +35,24 @@ std::uint32_t* IndexList::device_buffer(std::size_t n) {
     dev_->ptr = static_cast<std::uint32_t*>(gpu::device_alloc(dev_->capacity * sizeof(std::uint32_t)));
   }
   return dev_->ptr;
-#else
-  (void)n;
-  no_cuda();
-#endif
 }
 
 void IndexList::fetch() {
   if (!device_only_) return;
-#if defined(PARDYN_HAVE_CUDA)
   host.resize(count_);
   if (count_) gpu::download(host.data(), dev_->ptr, count_ * sizeof(std::uint32_t));
   device_only_ = false;
   dirty_ = false;
-#else
-  no_cuda();
-#endif
 }
 
 const std::uint32_t* IndexList::device(Backend b) {
   if (b == Backend::Cpu) return host.data();
-#if defined(PARDYN_HAVE_CUDA)
   if (!dev_) dev_ = std::make_unique<Dev>();
   if (dirty_) {
     dev_->ptr = gpu::upload_index(dev_->ptr, dev_->capacity, host);
     dirty_ = false;
   }
   return dev_->ptr;
-#else
-  no_cuda();
-#endif
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -92,11 +64,7 @@ std::size_t record_bytes(const ParticleStore& s) {
 
 void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out) {
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::gather_records(s, idx.device(Backend::Cuda), idx.size(), out);
-#else
-    no_cuda();
-#endif
   }
   const std::size_t rb = record_bytes(s);
   const std::size_t base = out.size();
@@ -104,27 +72,15 @@ void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& o
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    for (std::size_t k = 0; k < idx.size(); ++k) {
-      const std::uint32_t i = idx.host[k];
-      char* o = out.data() + base + k * rb;
-      for (int d = 0; d < Dim; ++d) put<Real>(o, p.x[d][i]);
-      for (int d = 0; d < Dim; ++d) put<Real>(o, p.v[d][i]);
-      put<Real>(o, p.mass[i]);
-      put<std::int32_t>(o, p.type[i]);
-      put<std::int64_t>(o, p.id[i]);
-      for (int d = 0; d < Dim; ++d) put<std::int32_t>(o, p.image[d][i]);
-    }
+    cpu::for_each_index(idx.size(),
+                        fn::GatherRecords<Real, Dim>{p, idx.host.data(), out.data() + base, rb});
   });
 }
 
 void append_records(ParticleStore& s, const char* records, std::size_t count) {
   if (count == 0) return;
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::append_records(s, records, count);
-#else
-    no_cuda();
-#endif
   }
   const std::size_t n0 = s.size();
   s.resize(n0 + count);
@@ -132,18 +88,7 @@ void append_records(ParticleStore& s, const char* records, std::size_t count) {
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::size_t i = n0 + k;
-      const char* r = records + k * rb;
-      for (int d = 0; d < Dim; ++d) p.x[d][i] = take<Real>(r);
-      for (int d = 0; d < Dim; ++d) p.v[d][i] = take<Real>(r);
-      p.mass[i] = take<Real>(r);
-      p.type[i] = take<std::int32_t>(r);
-      p.id[i] = take<std::int64_t>(r);
-      for (int d = 0; d < Dim; ++d) p.image[d][i] = take<std::int32_t>(r);
-      for (int d = 0; d < Dim; ++d) p.a[d][i] = 0;
-      p.epot[i] = p.virial[i] = 0;
-    }
+    cpu::for_each_index(count, fn::AppendRecords<Real, Dim>{p, n0, records, rb});
   });
 }
 
@@ -164,37 +109,18 @@ void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx) {
     dst.push_back(idx[h++]);
     src.push_back(std::uint32_t(j));
   }
-  if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
-    // Kept between calls: their device buffers are allocated once.
-    static IndexList d, q;
-    d.host = std::move(dst);
-    q.host = std::move(src);
-    d.changed();
-    q.changed();
-    gpu::move_particles(s, d.device(Backend::Cuda), q.device(Backend::Cuda), d.host.size());
-#else
-    no_cuda();
-#endif
-  } else {
-    visit(s, [&](auto p) {
-      constexpr int Dim = decltype(p)::dim;
-      for (std::size_t k = 0; k < dst.size(); ++k) {
-        const std::uint32_t a = dst[k], b = src[k];
-        for (int d = 0; d < Dim; ++d) {
-          p.x[d][a] = p.x[d][b];
-          p.v[d][a] = p.v[d][b];
-          p.a[d][a] = p.a[d][b];
-          p.image[d][a] = p.image[d][b];
-        }
-        p.mass[a] = p.mass[b];
-        p.type[a] = p.type[b];
-        p.id[a] = p.id[b];
-        p.epot[a] = p.epot[b];
-        p.virial[a] = p.virial[b];
-      }
-    });
-  }
+  // Kept between calls: a device store's index buffers are allocated once.
+  static IndexList d, q;
+  d.host = std::move(dst);
+  q.host = std::move(src);
+  d.changed();
+  q.changed();
+  const Backend b = s.backend();
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    for_each_index(b, d.host.size(), fn::MoveParticles<Real, Dim>{p, d.device(b), q.device(b)});
+  });
   s.resize(keep);
 }
 
@@ -203,11 +129,7 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
   codes.assign(end - begin, 0);
   if (end <= begin) return;
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     throw Error("internal: classify() is for host stores; select_slab runs on the device");
-#else
-    no_cuda();
-#endif
   }
   visit(s, [&](auto p) {
     const auto* x = p.x[slab.axis];
@@ -224,16 +146,12 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
             IndexList& lo, IndexList& hi) {
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     const std::size_t n = end > begin ? end - begin : 0;
     std::size_t nl = 0, nh = 0;
     gpu::select_slab(s, begin, end, slab, lo.device_buffer(n), hi.device_buffer(n), nl, nh);
     lo.set_device_count(nl);
     hi.set_device_count(nh);
     return;
-#else
-    no_cuda();
-#endif
   }
   std::vector<std::uint8_t> codes;
   classify(s, begin, end, slab, codes);
@@ -250,11 +168,7 @@ void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, con
 void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
                       std::vector<char>& out) {
   if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::gather_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
-#else
-    no_cuda();
-#endif
   }
   const std::size_t real = from.precision() == Precision::Float ? 4 : 8;
   out.resize(idx.size() * std::size_t(from.dim()) * real);
@@ -263,18 +177,12 @@ void gather_positions(const ParticleStore& from, IndexList& idx, const double* s
 
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
   if (count == 0) return;
-  if (on_gpu(to)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::put_positions(to, offset, count, data);
-#else
-    no_cuda();
-#endif
-  }
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     for (int d = 0; d < Dim; ++d)
-      std::memcpy(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real), count * sizeof(Real));
+      to.memory().copy_from_host(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real),
+                                 count * sizeof(Real));
   });
 }
 
@@ -285,98 +193,65 @@ std::size_t static_bytes(const ParticleStore& s) {
 
 void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out) {
   if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::gather_static(from, idx.device(Backend::Cuda), idx.size(), out);
-#else
-    no_cuda();
-#endif
   }
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
     const std::size_t c = idx.size();
     out.resize(c * (sizeof(Real) + sizeof(std::int32_t)));
     Real* m = reinterpret_cast<Real*>(out.data());
     std::int32_t* t = reinterpret_cast<std::int32_t*>(out.data() + c * sizeof(Real));
-    for (std::size_t k = 0; k < c; ++k) {
-      m[k] = p.mass[idx.host[k]];
-      t[k] = p.type[idx.host[k]];
-    }
+    cpu::for_each_index(c, fn::GatherStatic<Real, Dim>{p, idx.host.data(), m, t});
   });
 }
 
 void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
   if (count == 0) return;
-  if (on_gpu(to)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::put_static(to, offset, count, data);
-#else
-    no_cuda();
-#endif
-  }
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
-    std::memcpy(p.mass + offset, data, count * sizeof(Real));
-    std::memcpy(p.type + offset, data + count * sizeof(Real), count * sizeof(std::int32_t));
-    for (std::size_t k = 0; k < count; ++k) p.id[offset + k] = -1;
+    to.memory().copy_from_host(p.mass + offset, data, count * sizeof(Real));
+    to.memory().copy_from_host(p.type + offset, data + count * sizeof(Real),
+                               count * sizeof(std::int32_t));
+    for_each_index(to.backend(), count, fn::ClearIds{p.id + offset});
   });
 }
 
 void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
                  const Unwrap& unwrap) {
-  if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::copy_prefix(from, to, n, all, unwrap);
-#else
-    no_cuda();
-#endif
-  }
+  if (n == 0) return;
+  MemoryResource& mem = from.memory();
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const auto q = to.view<Real, Dim>();
     for (int d = 0; d < Dim; ++d) {
       if (unwrap.period[d] > 0) {
-        const double c = unwrap.centre[d], L = unwrap.period[d];
-        const std::int64_t m = std::int64_t(n);
-#pragma omp parallel for schedule(static) if (m > 65536)
-        for (std::int64_t i = 0; i < m; ++i) {
-          const double u = double(p.x[d][i]) - c;
-          q.x[d][i] = Real(c + (u - L * std::nearbyint(u / L)));
-        }
+        const fn::UnwrapAxis<Real> f{p.x[d], q.x[d], unwrap.centre[d], unwrap.period[d]};
+        for_each_index(from.backend(), n, f, 65536);
       } else {
-        std::memcpy(q.x[d], p.x[d], n * sizeof(Real));
+        mem.copy(q.x[d], p.x[d], n * sizeof(Real));
       }
     }
     if (all) {
-      std::memcpy(q.mass, p.mass, n * sizeof(Real));
-      std::memcpy(q.type, p.type, n * sizeof(std::int32_t));
-      std::memcpy(q.id, p.id, n * sizeof(std::int64_t));
+      mem.copy(q.mass, p.mass, n * sizeof(Real));
+      mem.copy(q.type, p.type, n * sizeof(std::int32_t));
+      mem.copy(q.id, p.id, n * sizeof(std::int64_t));
     }
   });
 }
 
 void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
                 bool assign) {
-  if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::add_forces(from, to, n, energy, assign);
-#else
-    no_cuda();
-#endif
-  }
+  const Backend b = from.backend();
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const auto q = to.view<Real, Dim>();
-    const std::int64_t m = std::int64_t(n);
-#pragma omp parallel for schedule(static) if (m > 65536)
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (int d = 0; d < Dim; ++d) q.a[d][i] = assign ? p.a[d][i] : q.a[d][i] + p.a[d][i];
-      if (energy) {
-        q.epot[i] = assign ? p.epot[i] : q.epot[i] + p.epot[i];
-        q.virial[i] = assign ? p.virial[i] : q.virial[i] + p.virial[i];
-      }
-    }
+    if (assign)
+      for_each_index(b, n, fn::AddForces<Real, Dim, true>{p, q, energy}, 65536);
+    else
+      for_each_index(b, n, fn::AddForces<Real, Dim, false>{p, q, energy}, 65536);
   });
 }
 
@@ -388,9 +263,7 @@ struct Reference::Impl {
   std::size_t dev_bytes = 0;
   std::size_t n = 0;
   ~Impl() {
-#if defined(PARDYN_HAVE_CUDA)
     if (dev) gpu::free_device(dev);
-#endif
   }
 };
 Reference::Reference() : impl_(std::make_unique<Impl>()) {}
@@ -403,7 +276,6 @@ void Reference::save(const ParticleStore& s) {
   m.n = s.size();
   m.backend = s.backend();
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     if (bytes > m.dev_bytes) {
       if (m.dev) gpu::free_device(m.dev);
       m.dev = s.memory().allocate(bytes + bytes / 4 + 64);
@@ -416,9 +288,6 @@ void Reference::save(const ParticleStore& s) {
         s.memory().copy(static_cast<Real*>(m.dev) + std::size_t(d) * m.n, p.x[d], m.n * sizeof(Real));
     });
     return;
-#else
-    no_cuda();
-#endif
   }
   m.host.resize(bytes);
   visit(s, [&](auto p) {
@@ -433,11 +302,7 @@ double Reference::max_displacement2(const ParticleStore& s, const Box& box) cons
   const Impl& m = *impl_;
   if (m.n != s.size()) return std::numeric_limits<double>::infinity();
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::max_displacement2(s, m.dev, box);
-#else
-    no_cuda();
-#endif
   }
   double worst = 0;
   visit(s, [&](auto p) {
@@ -461,7 +326,6 @@ double Reference::max_displacement2(const ParticleStore& s, const Box& box) cons
   return worst;
 }
 
-#if defined(PARDYN_HAVE_CUDA)
 // A buffer grown to at least `want` bytes (with room to spare), freed only after the device is done
 // with it.
 template <class Alloc, class Release>
@@ -476,7 +340,6 @@ char* grow(char*& p, std::size_t& have, std::size_t want, Alloc alloc, Release r
   }
   return p;
 }
-#endif
 
 struct Stage::Impl {
   std::vector<double> host_mem;  // CPU backend: the buffer itself
@@ -484,10 +347,8 @@ struct Stage::Impl {
   char* pinned = nullptr;
   std::size_t dev_bytes = 0, pinned_bytes = 0;
   ~Impl() {
-#if defined(PARDYN_HAVE_CUDA)
     if (dev) gpu::free_device(dev);
     if (pinned) gpu::pinned_free(pinned);
-#endif
   }
 };
 Stage::Stage() : impl_(std::make_unique<Impl>()) {}
@@ -501,72 +362,45 @@ char* Stage::device(Backend b, std::size_t bytes) {
     if (m.host_mem.size() * 8 < bytes) m.host_mem.resize((bytes + 7) / 8 + (bytes + 7) / 32);
     return reinterpret_cast<char*>(m.host_mem.data());
   }
-#if defined(PARDYN_HAVE_CUDA)
   return grow(m.dev, m.dev_bytes, bytes, gpu::device_alloc, gpu::free_device);
-#else
-  no_cuda();
-#endif
 }
 
 char* Stage::host(Backend b, std::size_t bytes) {
   if (b == Backend::Cpu) return device(b, bytes);
-#if defined(PARDYN_HAVE_CUDA)
   Impl& m = *impl_;
   return grow(m.pinned, m.pinned_bytes, bytes, gpu::pinned_alloc, gpu::pinned_free);
-#else
-  no_cuda();
-#endif
 }
 
 void Stage::to_host(Backend b, std::size_t bytes) {
   if (b == Backend::Cpu || bytes == 0) return;
-#if defined(PARDYN_HAVE_CUDA)
   gpu::copy_async(host(b, bytes), device(b, bytes), bytes);
-#endif
 }
 void Stage::to_device(Backend b, std::size_t bytes) {
   if (b == Backend::Cpu || bytes == 0) return;
-#if defined(PARDYN_HAVE_CUDA)
   gpu::copy_async(device(b, bytes), host(b, bytes), bytes);
-#endif
 }
 
 void sync(Backend b) {
-#if defined(PARDYN_HAVE_CUDA)
   if (b == Backend::Cuda) gpu::sync();
-#else
-  (void)b;
-#endif
 }
 
 void pack_positions(const ParticleStore& from, IndexList& idx, const double* shift, void* out) {
-  if (on_gpu(from)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::pack_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
-#else
-    no_cuda();
-#endif
-  }
+  const Backend b = from.backend();
+  const std::size_t c = idx.size();
+  if (c == 0) return;
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    const std::size_t c = idx.size();
-    Real* o = static_cast<Real*>(out);
-    for (int d = 0; d < Dim; ++d) {
-      const Real sh = Real(shift[d]);
-      for (std::size_t k = 0; k < c; ++k) o[std::size_t(d) * c + k] = p.x[d][idx.host[k]] + sh;
-    }
+    fn::GatherPositions<Real, Dim> f{p, idx.device(b), c, {}, static_cast<Real*>(out)};
+    for (int d = 0; d < Dim; ++d) f.shift[d] = Real(shift[d]);
+    for_each_index(b, c, f);
   });
 }
 
 void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
   if (count == 0) return;
   if (on_gpu(to)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::unpack_positions(to, offset, count, in);
-#else
-    no_cuda();
-#endif
   }
   put_positions(to, offset, count, static_cast<const char*>(in));
 }
@@ -576,34 +410,18 @@ double Reference::copy_and_measure(const ParticleStore& s, ParticleStore& work,
   const Impl& m = *impl_;
   if (m.n != s.size() || work.size() < s.size()) return std::numeric_limits<double>::infinity();
   if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
     return gpu::copy_and_measure(s, m.dev, work, unwrap, box);
-#else
-    no_cuda();
-#endif
   }
   copy_prefix(s, work, s.size(), false, unwrap);
   return max_displacement2(s, box);
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {
-  if (on_gpu(s)) {
-#if defined(PARDYN_HAVE_CUDA)
-    return gpu::pack_sources(s, pos, type);
-#else
-    no_cuda();
-#endif
-  }
+  const Backend b = s.backend();
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    Real* r = static_cast<Real*>(pos);
-    for (std::size_t i = 0; i < p.n; ++i) {
-      for (int d = 0; d < Dim; ++d) r[4 * i + d] = p.x[d][i];
-      r[4 * i + Dim] = p.mass[i];
-      if (Dim == 2) r[4 * i + 3] = 0;
-      type[i] = p.type[i];
-    }
+    for_each_index(b, p.n, fn::PackSources<Real, Dim>{p, static_cast<Real*>(pos), type});
   });
 }
 

@@ -143,28 +143,20 @@ void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, 
 // all-pairs ring, into backend memory at pos and type (pos: n * 4 reals).
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 
-#if defined(PARDYN_HAVE_CUDA)
+// The GPU halves: store_ops_cuda.cu, or store_ops_stub.cpp in a build without CUDA (where no store
+// lives on a device and each of them reports an internal error).
 namespace gpu {
 std::size_t record_bytes(const ParticleStore& s);
 void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_t count,
                     std::vector<char>& out);
 void append_records(ParticleStore& s, const char* records, std::size_t count);
-void move_particles(ParticleStore& s, const std::uint32_t* dst, const std::uint32_t* src,
-                    std::size_t count);
 void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                       const double* shift, std::vector<char>& out);
-void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out);
-void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data);
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
-                 const Unwrap& unwrap);
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
-                bool assign);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
 double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
                         const Unwrap& unwrap, const Box& box);
-void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                     const double* shift, void* out);
 // Masses then types of particles idx into device memory out; and back into `to` at offset.
@@ -182,6 +174,5 @@ void download(void* dst, const void* src, std::size_t bytes);
 std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity, const std::vector<std::uint32_t>& host);
 void free_device(void* p);
 }  // namespace gpu
-#endif
 
 }  // namespace pardyn::parallel

@@ -10,7 +10,12 @@
 #include <limits>
 
 #include "pardyn/cuda_check.hpp"
+#include "pardyn/for_each_cuda.cuh"
+#include "store_functors.hpp"
 #include "store_ops.hpp"
+
+// The GPU loops of store_functors.hpp's functors, for store_ops.cpp's for_each_index(Backend, ...).
+PARDYN_STORE_FUNCTORS(PARDYN_FOR_EACH_CUDA)
 
 namespace pardyn::parallel::gpu {
 namespace {
@@ -35,128 +40,6 @@ struct Buffer {
   }
 };
 Buffer g_stage, g_stage2;
-
-template <class Real, int Dim>
-__global__ void gather_records_kernel(ParticleView<Real, Dim> p, const std::uint32_t* idx,
-                                      std::size_t count, char* out, std::size_t rb) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t i = idx[k];
-    char* o = out + k * rb;
-    Real r[2 * Dim + 1];
-    for (int d = 0; d < Dim; ++d) r[d] = p.x[d][i], r[Dim + d] = p.v[d][i];
-    r[2 * Dim] = p.mass[i];
-    memcpy(o, r, sizeof r);
-    const std::int32_t t = p.type[i];
-    const std::int64_t id = p.id[i];
-    memcpy(o + sizeof r, &t, 4);
-    memcpy(o + sizeof r + 4, &id, 8);
-    std::int32_t img[Dim];
-    for (int d = 0; d < Dim; ++d) img[d] = p.image[d][i];
-    memcpy(o + sizeof r + 12, img, sizeof img);
-  }
-}
-
-template <class Real, int Dim>
-__global__ void append_records_kernel(ParticleView<Real, Dim> p, std::size_t n0, std::size_t count,
-                                      const char* in, std::size_t rb) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t i = n0 + k;
-    const char* r0 = in + k * rb;
-    Real r[2 * Dim + 1];
-    memcpy(r, r0, sizeof r);
-    std::int32_t t;
-    std::int64_t id;
-    memcpy(&t, r0 + sizeof r, 4);
-    memcpy(&id, r0 + sizeof r + 4, 8);
-    std::int32_t img[Dim];
-    memcpy(img, r0 + sizeof r + 12, sizeof img);
-    for (int d = 0; d < Dim; ++d) {
-      p.image[d][i] = img[d];
-      p.x[d][i] = r[d];
-      p.v[d][i] = r[Dim + d];
-      p.a[d][i] = Real(0);
-    }
-    p.mass[i] = r[2 * Dim];
-    p.type[i] = t;
-    p.id[i] = id;
-    p.epot[i] = p.virial[i] = Real(0);
-  }
-}
-
-template <class Real, int Dim>
-__global__ void move_kernel(ParticleView<Real, Dim> p, const std::uint32_t* dst,
-                            const std::uint32_t* src, std::size_t count) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t a = dst[k], b = src[k];
-    for (int d = 0; d < Dim; ++d) {
-      p.x[d][a] = p.x[d][b];
-      p.v[d][a] = p.v[d][b];
-      p.a[d][a] = p.a[d][b];
-      p.image[d][a] = p.image[d][b];
-    }
-    p.mass[a] = p.mass[b];
-    p.type[a] = p.type[b];
-    p.id[a] = p.id[b];
-    p.epot[a] = p.epot[b];
-    p.virial[a] = p.virial[b];
-  }
-}
-
-
-// Positions of particles idx, shifted, into out as Dim arrays of count (or into `to` at offset).
-template <class Real, int Dim>
-__global__ void gather_pos_kernel(ParticleView<Real, Dim> p, const std::uint32_t* idx,
-                                  std::size_t count, Real s0, Real s1, Real s2, Real* out0,
-                                  Real* out1, Real* out2) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t i = idx[k];
-    out0[k] = p.x[0][i] + s0;
-    out1[k] = p.x[1][i] + s1;
-    if (Dim == 3) out2[k] = p.x[Dim - 1][i] + s2;
-  }
-}
-
-template <class Real, int Dim>
-__global__ void gather_static_kernel(ParticleView<Real, Dim> p, const std::uint32_t* idx,
-                                     std::size_t count, Real* m, std::int32_t* t) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x) {
-    m[k] = p.mass[idx[k]];
-    t[k] = p.type[idx[k]];
-  }
-}
-
-template <class Real>
-__global__ void unwrap_kernel(const Real* x, Real* out, std::size_t n, double c, double L) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const double u = double(x[i]) - c;
-    out[i] = Real(c + (u - L * rint(u / L)));
-  }
-}
-
-__global__ void fill_id_kernel(std::int64_t* id, std::size_t count) {
-  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::size_t(gridDim.x) * blockDim.x)
-    id[k] = -1;
-}
-
-template <class Real, int Dim, bool Assign>
-__global__ void add_forces_kernel(ParticleView<Real, Dim> from, ParticleView<Real, Dim> to,
-                                  std::size_t n, bool energy) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    for (int d = 0; d < Dim; ++d) to.a[d][i] = Assign ? from.a[d][i] : to.a[d][i] + from.a[d][i];
-    if (energy) {
-      to.epot[i] = Assign ? from.epot[i] : to.epot[i] + from.epot[i];
-      to.virial[i] = Assign ? from.virial[i] : to.virial[i] + from.virial[i];
-    }
-  }
-}
 
 template <class Real, int Dim>
 __global__ void displacement_kernel(ParticleView<Real, Dim> p, const Real* ref, PeriodicImage<Real> img,
@@ -211,19 +94,6 @@ __global__ void copy_measure_kernel(ParticleView<Real, Dim> p, const Real* ref, 
   if ((threadIdx.x & 31) == 0) atomicMax(worst_bits, __float_as_uint(w));
 }
 
-template <class Real, int Dim>
-__global__ void pack_sources_kernel(ParticleView<Real, Dim> p, Real* pos, std::int32_t* type) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < p.n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    Real r[4];
-    for (int d = 0; d < Dim; ++d) r[d] = p.x[d][i];
-    r[Dim] = p.mass[i];
-    if (Dim == 2) r[3] = Real(0);
-    for (int c = 0; c < 4; ++c) pos[4 * i + c] = r[c];
-    type[i] = p.type[i];
-  }
-}
-
 }  // namespace
 
 std::size_t record_bytes(const ParticleStore& s) { return parallel::record_bytes(s); }
@@ -253,8 +123,7 @@ void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    gather_records_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(p, idx, count, dev, rb);
-    PARDYN_CUDA_CHECK_LAUNCH("gather_records_kernel");
+    cuda::for_each_index(count, fn::GatherRecords<Real, Dim>{p, idx, dev, rb});
   });
   PARDYN_CUDA_CHECK(cudaMemcpy(out.data() + base, dev, rb * count, cudaMemcpyDeviceToHost));
 }
@@ -268,30 +137,17 @@ void append_records(ParticleStore& s, const char* records, std::size_t count) {
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    append_records_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(p, n0, count, dev, rb);
-    PARDYN_CUDA_CHECK_LAUNCH("append_records_kernel");
+    cuda::for_each_index(count, fn::AppendRecords<Real, Dim>{p, n0, dev, rb});
   });
 }
-
-void move_particles(ParticleStore& s, const std::uint32_t* dst, const std::uint32_t* src,
-                    std::size_t count) {
-  if (count == 0) return;
-  visit(s, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    move_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(p, dst, src, count);
-    PARDYN_CUDA_CHECK_LAUNCH("move_kernel");
-  });
-}
-
 
 namespace {
 template <class Real, int Dim>
 void launch_gather_pos(const ParticleView<Real, Dim>& p, const std::uint32_t* idx, std::size_t count,
-                       const double* shift, Real* o0, Real* o1, Real* o2) {
-  gather_pos_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(
-      p, idx, count, Real(shift[0]), Real(shift[1]), Real(Dim == 3 ? shift[2] : 0.0), o0, o1, o2);
-  PARDYN_CUDA_CHECK_LAUNCH("gather_pos_kernel");
+                       const double* shift, Real* out) {
+  fn::GatherPositions<Real, Dim> f{p, idx, count, {}, out};
+  for (int d = 0; d < Dim; ++d) f.shift[d] = Real(shift[d]);
+  cuda::for_each_index(count, f);
 }
 }  // namespace
 
@@ -303,21 +159,10 @@ void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::
     out.resize(count * Dim * sizeof(Real));
     if (count == 0) return;
     Real* dev = static_cast<Real*>(g_stage.get(count * Dim * sizeof(Real)));
-    launch_gather_pos<Real, Dim>(p, idx, count, shift, dev, dev + count, dev + 2 * count);
+    launch_gather_pos<Real, Dim>(p, idx, count, shift, dev);
     PARDYN_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost));
   });
 }
-
-void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
-  visit(to, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    for (int d = 0; d < Dim; ++d)
-      PARDYN_CUDA_CHECK(cudaMemcpy(p.x[d] + offset, data + std::size_t(d) * count * sizeof(Real),
-                                   count * sizeof(Real), cudaMemcpyHostToDevice));
-  });
-}
-
 
 void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
                    std::vector<char>& out) {
@@ -327,61 +172,10 @@ void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::siz
     out.resize(count * (sizeof(Real) + 4));
     if (count == 0) return;
     char* dev = static_cast<char*>(g_stage.get(out.size()));
-    gather_static_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(
-        p, idx, count, reinterpret_cast<Real*>(dev),
-        reinterpret_cast<std::int32_t*>(dev + count * sizeof(Real)));
-    PARDYN_CUDA_CHECK_LAUNCH("gather_static_kernel");
+    cuda::for_each_index(count, fn::GatherStatic<Real, Dim>{
+        p, idx, reinterpret_cast<Real*>(dev),
+        reinterpret_cast<std::int32_t*>(dev + count * sizeof(Real))});
     PARDYN_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost));
-  });
-}
-
-void put_static(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
-  visit(to, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    PARDYN_CUDA_CHECK(cudaMemcpy(p.mass + offset, data, count * sizeof(Real), cudaMemcpyHostToDevice));
-    PARDYN_CUDA_CHECK(cudaMemcpy(p.type + offset, data + count * sizeof(Real), count * 4,
-                                 cudaMemcpyHostToDevice));
-    fill_id_kernel<<<blocks_for(count), kThreads>>>(p.id + offset, count);
-    PARDYN_CUDA_CHECK_LAUNCH("fill_id_kernel");
-  });
-}
-
-void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bool all,
-                 const Unwrap& unwrap) {
-  if (n == 0) return;
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    const auto q = to.view<Real, Dim>();
-    for (int d = 0; d < Dim; ++d) {
-      if (unwrap.period[d] > 0) {
-        unwrap_kernel<Real><<<blocks_for(n), kThreads>>>(p.x[d], q.x[d], n, unwrap.centre[d],
-                                                         unwrap.period[d]);
-        PARDYN_CUDA_CHECK_LAUNCH("unwrap_kernel");
-      } else {
-        PARDYN_CUDA_CHECK(
-            cudaMemcpyAsync(q.x[d], p.x[d], n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
-      }
-    }
-    if (all) {
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.mass, p.mass, n * sizeof(Real), cudaMemcpyDeviceToDevice, 0));
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.type, p.type, n * 4, cudaMemcpyDeviceToDevice, 0));
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(q.id, p.id, n * 8, cudaMemcpyDeviceToDevice, 0));
-    }
-  });
-}
-
-void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
-                bool assign) {
-  if (n == 0) return;
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    if (assign)
-      add_forces_kernel<Real, Dim, true><<<blocks_for(n), kThreads>>>(p, to.view<Real, Dim>(), n, energy);
-    else
-      add_forces_kernel<Real, Dim, false><<<blocks_for(n), kThreads>>>(p, to.view<Real, Dim>(), n, energy);
-    PARDYN_CUDA_CHECK_LAUNCH("add_forces_kernel");
   });
 }
 
@@ -473,7 +267,7 @@ void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::si
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     Real* o = static_cast<Real*>(out);
-    launch_gather_pos<Real, Dim>(p, idx, count, shift, o, o + count, o + 2 * count);
+    launch_gather_pos<Real, Dim>(p, idx, count, shift, o);
   });
 }
 
@@ -483,9 +277,9 @@ void pack_static(const ParticleStore& from, const std::uint32_t* idx, std::size_
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     char* o = static_cast<char*>(out);
-    gather_static_kernel<Real, Dim><<<blocks_for(count), kThreads>>>(
-        p, idx, count, reinterpret_cast<Real*>(o), reinterpret_cast<std::int32_t*>(o + count * sizeof(Real)));
-    PARDYN_CUDA_CHECK_LAUNCH("gather_static_kernel");
+    cuda::for_each_index(count, fn::GatherStatic<Real, Dim>{
+        p, idx, reinterpret_cast<Real*>(o),
+        reinterpret_cast<std::int32_t*>(o + count * sizeof(Real))});
   });
 }
 
@@ -497,8 +291,7 @@ void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, con
     PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.mass + offset, i, count * sizeof(Real), cudaMemcpyDefault, 0));
     PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.type + offset, i + count * sizeof(Real), count * 4,
                                       cudaMemcpyDefault, 0));
-    fill_id_kernel<<<blocks_for(count), kThreads>>>(p.id + offset, count);
-    PARDYN_CUDA_CHECK_LAUNCH("fill_id_kernel");
+    cuda::for_each_index(count, fn::ClearIds{p.id + offset});
   });
 }
 
@@ -533,16 +326,6 @@ double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& 
   float f;
   std::memcpy(&f, &h, sizeof f);
   return double(f);
-}
-
-void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {
-  if (s.size() == 0) return;
-  visit(s, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    pack_sources_kernel<Real, Dim><<<blocks_for(p.n), kThreads>>>(p, static_cast<Real*>(pos), type);
-    PARDYN_CUDA_CHECK_LAUNCH("pack_sources_kernel");
-  });
 }
 
 }  // namespace pardyn::parallel::gpu

@@ -296,8 +296,10 @@ private:
   template <typename F>
   void guarded(F&& f);
   void refresh();  // after particles_changed(): boundaries and forces of the new state
-  bool has_walls_ = false;
-  HardWalls walls_;
+  bool has_walls_ = false;  // some axis of the box has boundary "wall"
+  // The potential that enforces the box's boundaries (the walls plugin), if any: one of forces_, or
+  // made with its defaults for a box with "wall" axes.
+  std::shared_ptr<Potential> boundary_;
   bool momentum_conserved_ = true;
   std::vector<double> term_energy_;           // per potential, from the last energy evaluation
   std::vector<std::size_t> analysis_first_;   // per observer: its first column in Thermo::extra

@@ -1,0 +1,195 @@
+// Internal to libpardyn: the per-particle work of the parallel store operations (store_ops.hpp),
+// each written once as a functor (for_each.hpp) and run by the loop of the store's backend:
+// store_ops.cpp on the CPU, store_ops_cuda.cu on the GPU (which instantiates every functor listed in
+// PARDYN_STORE_FUNCTORS for the CPU side's for_each_index(Backend, ...)).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "pardyn/for_each.hpp"
+#include "pardyn/particles.hpp"
+
+namespace pardyn::parallel::fn {
+
+// A migration record (record_bytes()): x, v (Dim each) and mass in Real, type, id, image (Dim).
+template <class Real, int Dim>
+struct RecordLayout {
+  static constexpr std::size_t reals = (2 * Dim + 1) * sizeof(Real);
+  static constexpr std::size_t type = reals, id = reals + 4, image = reals + 12;
+};
+
+// Particles idx[k] of p into records out + k rb.
+template <class Real, int Dim>
+struct GatherRecords {
+  ParticleView<Real, Dim> p;
+  const std::uint32_t* idx;
+  char* out;
+  std::size_t rb;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const {
+    using L = RecordLayout<Real, Dim>;
+    const std::uint32_t i = idx[k];
+    char* o = out + k * rb;
+    Real r[2 * Dim + 1];
+    std::int32_t img[Dim];
+    for (int d = 0; d < Dim; ++d) r[d] = p.x[d][i], r[Dim + d] = p.v[d][i], img[d] = p.image[d][i];
+    r[2 * Dim] = p.mass[i];
+    const std::int32_t t = p.type[i];
+    const std::int64_t id = p.id[i];
+    memcpy(o, r, sizeof r);
+    memcpy(o + L::type, &t, 4);
+    memcpy(o + L::id, &id, 8);
+    memcpy(o + L::image, img, sizeof img);
+  }
+};
+
+// Records in + k rb into particles n0 + k of p (accelerations, energies and virials zero).
+template <class Real, int Dim>
+struct AppendRecords {
+  ParticleView<Real, Dim> p;
+  std::size_t n0;
+  const char* in;
+  std::size_t rb;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const {
+    using L = RecordLayout<Real, Dim>;
+    const std::size_t i = n0 + k;
+    const char* r0 = in + k * rb;
+    Real r[2 * Dim + 1];
+    std::int32_t t, img[Dim];
+    std::int64_t id;
+    memcpy(r, r0, sizeof r);
+    memcpy(&t, r0 + L::type, 4);
+    memcpy(&id, r0 + L::id, 8);
+    memcpy(img, r0 + L::image, sizeof img);
+    for (int d = 0; d < Dim; ++d) {
+      p.image[d][i] = img[d];
+      p.x[d][i] = r[d];
+      p.v[d][i] = r[Dim + d];
+      p.a[d][i] = Real(0);
+    }
+    p.mass[i] = r[2 * Dim];
+    p.type[i] = t;
+    p.id[i] = id;
+    p.epot[i] = p.virial[i] = Real(0);
+  }
+};
+
+// Particle src[k] of p to dst[k] (every array).
+template <class Real, int Dim>
+struct MoveParticles {
+  ParticleView<Real, Dim> p;
+  const std::uint32_t* dst;
+  const std::uint32_t* src;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const {
+    const std::uint32_t a = dst[k], b = src[k];
+    for (int d = 0; d < Dim; ++d) {
+      p.x[d][a] = p.x[d][b];
+      p.v[d][a] = p.v[d][b];
+      p.a[d][a] = p.a[d][b];
+      p.image[d][a] = p.image[d][b];
+    }
+    p.mass[a] = p.mass[b];
+    p.type[a] = p.type[b];
+    p.id[a] = p.id[b];
+    p.epot[a] = p.epot[b];
+    p.virial[a] = p.virial[b];
+  }
+};
+
+// Positions of particles idx, shifted, as Dim arrays of `count` values from out.
+template <class Real, int Dim>
+struct GatherPositions {
+  ParticleView<Real, Dim> p;
+  const std::uint32_t* idx;
+  std::size_t count;
+  Real shift[Dim];
+  Real* out;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const {
+    const std::uint32_t i = idx[k];
+    for (int d = 0; d < Dim; ++d) out[std::size_t(d) * count + k] = p.x[d][i] + shift[d];
+  }
+};
+
+// Masses and types of particles idx into m and t.
+template <class Real, int Dim>
+struct GatherStatic {
+  ParticleView<Real, Dim> p;
+  const std::uint32_t* idx;
+  Real* m;
+  std::int32_t* t;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const {
+    m[k] = p.mass[idx[k]];
+    t[k] = p.type[idx[k]];
+  }
+};
+
+// id[k] = -1 (ghosts have no identity).
+struct ClearIds {
+  std::int64_t* id;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const { id[k] = -1; }
+};
+
+// out = the image of x nearest c along an axis of period L.
+template <class Real>
+struct UnwrapAxis {
+  const Real* x;
+  Real* out;
+  double c, L;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
+    const double u = double(x[i]) - c;
+    out[i] = Real(c + (u - L * nearbyint(u / L)));
+  }
+};
+
+// to's accelerations (and with energy, epot and virial) += from's (Assign: = from's).
+template <class Real, int Dim, bool Assign>
+struct AddForces {
+  ParticleView<Real, Dim> from, to;
+  bool energy;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
+    for (int d = 0; d < Dim; ++d) to.a[d][i] = Assign ? from.a[d][i] : to.a[d][i] + from.a[d][i];
+    if (energy) {
+      to.epot[i] = Assign ? from.epot[i] : to.epot[i] + from.epot[i];
+      to.virial[i] = Assign ? from.virial[i] : to.virial[i] + from.virial[i];
+    }
+  }
+};
+
+// Source records {x, y, z, m} / {x, y, m, 0} and types of the all-pairs ring.
+template <class Real, int Dim>
+struct PackSources {
+  ParticleView<Real, Dim> p;
+  Real* pos;
+  std::int32_t* type;
+  PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
+    Real r[4];
+    for (int d = 0; d < Dim; ++d) r[d] = p.x[d][i];
+    r[Dim] = p.mass[i];
+    if (Dim == 2) r[3] = Real(0);
+    for (int c = 0; c < 4; ++c) pos[4 * i + c] = r[c];
+    type[i] = p.type[i];
+  }
+};
+
+}  // namespace pardyn::parallel::fn
+
+// Every functor above in every precision and dimension: X(F) for each, for explicit instantiations.
+#define PARDYN_STORE_FUNCTORS_RD(X, T) \
+  X(T<float, 2>) X(T<float, 3>) X(T<double, 2>) X(T<double, 3>)
+#define PARDYN_STORE_FUNCTORS(X)                                                           \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherRecords)                       \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::AppendRecords)                       \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::MoveParticles)                       \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherPositions)                     \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherStatic)                        \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::PackSources)                         \
+  X(::pardyn::parallel::fn::ClearIds)                                                      \
+  X(::pardyn::parallel::fn::UnwrapAxis<float>) X(::pardyn::parallel::fn::UnwrapAxis<double>) \
+  X(::pardyn::parallel::fn::AddForces<float, 2, true>)                                     \
+  X(::pardyn::parallel::fn::AddForces<float, 3, true>)                                     \
+  X(::pardyn::parallel::fn::AddForces<double, 2, true>)                                    \
+  X(::pardyn::parallel::fn::AddForces<double, 3, true>)                                    \
+  X(::pardyn::parallel::fn::AddForces<float, 2, false>)                                    \
+  X(::pardyn::parallel::fn::AddForces<float, 3, false>)                                    \
+  X(::pardyn::parallel::fn::AddForces<double, 2, false>)                                   \
+  X(::pardyn::parallel::fn::AddForces<double, 3, false>)

@@ -1,0 +1,49 @@
+// The GPU halves of the parallel store operations in a pardyn built without CUDA: no store lives on
+// a device there, so none of them is reached; each reports an internal error if it ever is.
+#include "store_ops.hpp"
+
+namespace pardyn::parallel::gpu {
+
+namespace {
+[[noreturn]] void no_cuda() { throw Error("internal: a device store in a pardyn built without CUDA"); }
+}  // namespace
+
+std::size_t record_bytes(const ParticleStore&) { no_cuda(); }
+void gather_records(const ParticleStore&, const std::uint32_t*, std::size_t, std::vector<char>&) {
+  no_cuda();
+}
+void append_records(ParticleStore&, const char*, std::size_t) { no_cuda(); }
+void gather_positions(const ParticleStore&, const std::uint32_t*, std::size_t, const double*,
+                      std::vector<char>&) {
+  no_cuda();
+}
+void gather_static(const ParticleStore&, const std::uint32_t*, std::size_t, std::vector<char>&) {
+  no_cuda();
+}
+double max_displacement2(const ParticleStore&, const void*, const Box&) { no_cuda(); }
+double copy_and_measure(const ParticleStore&, const void*, ParticleStore&, const Unwrap&,
+                        const Box&) {
+  no_cuda();
+}
+void pack_positions(const ParticleStore&, const std::uint32_t*, std::size_t, const double*, void*) {
+  no_cuda();
+}
+void pack_static(const ParticleStore&, const std::uint32_t*, std::size_t, void*) { no_cuda(); }
+void unpack_static(ParticleStore&, std::size_t, std::size_t, const void*) { no_cuda(); }
+void unpack_positions(ParticleStore&, std::size_t, std::size_t, const void*) { no_cuda(); }
+void* pinned_alloc(std::size_t) { no_cuda(); }
+void pinned_free(void*) {}  // called only on what pinned_alloc returned: never
+void* device_alloc(std::size_t) { no_cuda(); }
+void copy_async(void*, const void*, std::size_t) { no_cuda(); }
+void sync() { no_cuda(); }
+void select_slab(const ParticleStore&, std::size_t, std::size_t, const Slab&, std::uint32_t*,
+                 std::uint32_t*, std::size_t&, std::size_t&) {
+  no_cuda();
+}
+void download(void*, const void*, std::size_t) { no_cuda(); }
+std::uint32_t* upload_index(std::uint32_t*, std::size_t&, const std::vector<std::uint32_t>&) {
+  no_cuda();
+}
+void free_device(void*) {}  // called only on what device_alloc returned: never
+
+}  // namespace pardyn::parallel::gpu
