@@ -131,16 +131,14 @@ void run(const char* name, std::size_t n, bool quick) {
   auto it = g_mix.find(name);
   if (it != g_mix.end()) {
     const Mix& m = it->second;
-    const double cycles =
-        std::max({m.total / 128.0, m.fp32 / 128.0, m.fp64 / 64.0, m.mufu / 16.0});
+    const double cycles = std::max({m.total / 128.0, m.fp32 / 128.0, m.fp64 / 64.0, m.mufu / 16.0});
     const double limit = dev.multiprocessors * dev.clock_khz * 1e3 / cycles;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%9.3g  %5.1f%%", limit, 100.0 * rate / limit);
     limit_text = buf;
   }
   if constexpr (K > 0)
-    std::printf("%-12s %9zu  %10.4g ms  %11.4g  K=%d T=%d U=%d\n", name, n, t * 1e3, rate, K, T,
-                U);
+    std::printf("%-12s %9zu  %10.4g ms  %11.4g  K=%d T=%d U=%d\n", name, n, t * 1e3, rate, K, T, U);
   else
     std::printf("%-12s %9zu  %10.4g ms  %11.4g  %s\n", name, n, t * 1e3, rate, limit_text.c_str());
   std::fflush(stdout);
@@ -214,10 +212,11 @@ void memory_test(std::size_t n) {
   const Reductions r = ops->reduce(s);
   cuda::synchronize("memory test");
   const auto after = cuda::device_info();
-  std::printf("memory: %zu particles (3D float) use %.2f GiB of the GPU (%zu bytes/particle in the "
-              "store); %.1f of %.1f GiB free now; reduce saw %zu particles\n",
-              n, double(before.free_memory - after.free_memory) / (1 << 30), s.bytes_per_particle(),
-              double(after.free_memory) / (1 << 30), double(after.total_memory) / (1 << 30), r.n);
+  std::printf(
+      "memory: %zu particles (3D float) use %.2f GiB of the GPU (%zu bytes/particle in the "
+      "store); %.1f of %.1f GiB free now; reduce saw %zu particles\n",
+      n, double(before.free_memory - after.free_memory) / (1 << 30), s.bytes_per_particle(),
+      double(after.free_memory) / (1 << 30), double(after.total_memory) / (1 << 30), r.n);
 }
 
 }  // namespace
@@ -235,8 +234,7 @@ int main(int argc, char** argv) {
         warm_up();
         tune(argc > i + 1 ? std::stoul(argv[i + 1]) : 262144);
         return 0;
-      }
-      else if (!std::strcmp(argv[i], "--memory") && i + 1 < argc) {
+      } else if (!std::strcmp(argv[i], "--memory") && i + 1 < argc) {
         memory_test(std::stoul(argv[++i]));
         return 0;
       } else sizes.push_back(std::stoul(argv[i]));

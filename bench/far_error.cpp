@@ -54,7 +54,8 @@ Outcome forces(const HostParticles& in, const Box& box, Backend b, Precision pre
   run.precision = prec;
   run.backend = b;
   run.box = box;
-  auto pot = registry().make_potential("soft_gas", params(PluginKind::Potential, "soft_gas", law), run);
+  auto pot =
+      registry().make_potential("soft_gas", params(PluginKind::Potential, "soft_gas", law), run);
   auto sch = registry().make_scheme(scheme, params(PluginKind::Scheme, scheme, sp), run);
   ParticleStore s(2, prec, b == Backend::Cuda ? cuda::device_memory() : host_memory());
   s.upload(in);

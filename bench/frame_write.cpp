@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
     }
     obs->end();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const auto bytes = std::filesystem::file_size(std::filesystem::path(dir) / "frames" / "000000.vtp");
+    const auto bytes =
+        std::filesystem::file_size(std::filesystem::path(dir) / "frames" / "000000.vtp");
     std::string label(settings);
     for (auto& c : label)
       if (c == '\n') c = ' ';

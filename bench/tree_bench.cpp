@@ -262,10 +262,8 @@ template <class Real>
 void walk_stats(const Tree& t, Backend b, int dim) {
   auto fetch = [&](const void* p, std::size_t bytes) {
     std::vector<char> v(bytes);
-    if (b == Backend::Cuda)
-      cuda::device_memory().copy_to_host(v.data(), p, bytes);
-    else
-      std::memcpy(v.data(), p, bytes);
+    if (b == Backend::Cuda) cuda::device_memory().copy_to_host(v.data(), p, bytes);
+    else std::memcpy(v.data(), p, bytes);
     return v;
   };
   const auto src_b = fetch(t.src, std::size_t(t.n) * 4 * sizeof(Real));
@@ -280,8 +278,7 @@ void walk_stats(const Tree& t, Backend b, int dim) {
   std::vector<TreeGroup> gr(groups);
   if (b == Backend::Cuda)
     cuda::device_memory().copy_to_host(gr.data(), t.groups, groups * sizeof(TreeGroup));
-  else
-    std::memcpy(gr.data(), t.groups, groups * sizeof(TreeGroup));
+  else std::memcpy(gr.data(), t.groups, groups * sizeof(TreeGroup));
   double far = 0, near = 0, tested = 0, opened = 0;
   std::size_t leaves = 0;
   for (int i = 0; i < t.nodes; ++i) leaves += lk[i].nchild == 0;
@@ -304,10 +301,8 @@ void walk_stats(const Tree& t, Backend b, int dim) {
       const Real d2 = dim == 3
                           ? tree_detail::box_dist2<3>(com + 4 * std::size_t(node), centre, half)
                           : tree_detail::box_dist2<2>(com + 4 * std::size_t(node), centre, half);
-      if (d2 > rc[node])
-        f += 1;
-      else if (lk[node].nchild == 0)
-        nr += lk[node].end - lk[node].begin;
+      if (d2 > rc[node]) f += 1;
+      else if (lk[node].nchild == 0) nr += lk[node].end - lk[node].begin;
       else {
         op += 1;
         for (int c = 0; c < lk[node].nchild; ++c) stack.push_back(lk[node].child + c);
@@ -405,10 +400,8 @@ void speed(const Opts& o) {
       double(used) / double(n));
   std::fflush(stdout);
   const Tree& tree = *static_cast<const Tree*>(sch->neighbourhood().data);
-  if (o.precision == Precision::Float)
-    walk_stats<float>(tree, o.backend, o.dim);
-  else
-    walk_stats<double>(tree, o.backend, o.dim);
+  if (o.precision == Precision::Float) walk_stats<float>(tree, o.backend, o.dim);
+  else walk_stats<double>(tree, o.backend, o.dim);
 }
 
 }  // namespace
@@ -422,31 +415,20 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) throw Error(a + " needs a value");
         return argv[++i];
       };
-      if (a == "accuracy" || a == "speed")
-        o.mode = a;
-      else if (a == "--backend")
-        o.backend = next() == "cuda" ? Backend::Cuda : Backend::Cpu;
+      if (a == "accuracy" || a == "speed") o.mode = a;
+      else if (a == "--backend") o.backend = next() == "cuda" ? Backend::Cuda : Backend::Cpu;
       else if (a == "--precision")
         o.precision = next() == "double" ? Precision::Double : Precision::Float;
-      else if (a == "--dim")
-        o.dim = std::stoi(next());
-      else if (a == "--theta")
-        o.theta = std::stod(next());
-      else if (a == "--quadrupole")
-        o.quad = std::stoi(next()) != 0;
-      else if (a == "--leaf")
-        o.leaf = std::stoi(next());
-      else if (a == "--steps")
-        o.steps = std::stoi(next());
-      else if (a == "--sample")
-        o.sample = std::stoi(next());
-      else
-        o.n = std::size_t(std::stod(a));
+      else if (a == "--dim") o.dim = std::stoi(next());
+      else if (a == "--theta") o.theta = std::stod(next());
+      else if (a == "--quadrupole") o.quad = std::stoi(next()) != 0;
+      else if (a == "--leaf") o.leaf = std::stoi(next());
+      else if (a == "--steps") o.steps = std::stoi(next());
+      else if (a == "--sample") o.sample = std::stoi(next());
+      else o.n = std::size_t(std::stod(a));
     }
-    if (o.mode == "accuracy")
-      accuracy(o);
-    else
-      speed(o);
+    if (o.mode == "accuracy") accuracy(o);
+    else speed(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_tree: %s\n", e.what());
     return 1;

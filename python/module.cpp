@@ -51,7 +51,7 @@ class PySimulation;
 
 // add_callback(fn, interval): an observer that calls fn(simulation) every `interval` steps.
 class PythonCallback final : public Observer {
-public:
+ public:
   PythonCallback(py::function fn, std::uint64_t interval, PySimulation* owner)
       : fn_(std::move(fn)), interval_(interval), owner_(owner) {}
   ~PythonCallback() override {
@@ -61,14 +61,14 @@ public:
   std::uint64_t interval() const override { return interval_; }
   void observe(const ObserveContext& ctx) override;
 
-private:
+ private:
   py::function fn_;
   std::uint64_t interval_;
   PySimulation* owner_;
 };
 
 class PySimulation {
-public:
+ public:
   // From a file (text empty) or from scenario text (a dict turned into TOML by the package).
   PySimulation(const std::string& path, const std::string& text, const std::string& dir,
                const std::vector<std::string>& overrides, const std::string& output, bool quiet)
@@ -101,8 +101,7 @@ public:
     if (sim_ && !sim_->ended()) {
       try {
         sim_->end_run();
-      } catch (...) {
-      }
+      } catch (...) {}
     }
     sim_.reset();
   }
@@ -125,10 +124,8 @@ public:
       py::gil_scoped_release nogil;
       last_poll_ = std::chrono::steady_clock::now();
       try {
-        if (steps)
-          done = s.advance(s.step() + *steps, false);
-        else
-          done = s.advance(s.scenario().steps, true);
+        if (steps) done = s.advance(s.step() + *steps, false);
+        else done = s.advance(s.scenario().steps, true);
       } catch (const CallbackFailed&) {
         // The callback's exception is raised below, with the GIL.
       }
@@ -142,8 +139,7 @@ public:
     py::gil_scoped_release nogil;
     try {
       sim_->end_run();
-    } catch (const CallbackFailed&) {
-    }
+    } catch (const CallbackFailed&) {}
     py::gil_scoped_acquire gil;
     raise_pending();
   }
@@ -160,8 +156,7 @@ public:
       py::gil_scoped_release nogil;
       try {
         t = s.thermo();
-      } catch (const CallbackFailed&) {
-      }
+      } catch (const CallbackFailed&) {}
     }
     raise_pending();
     return row(t);
@@ -246,7 +241,7 @@ public:
   void set(What w, const py::array& value) {
     Simulation& s = sim();
     const int dim = s.run_info().dim;
-    const char* name = w == What::Position ? "positions"
+    const char* name = w == What::Position   ? "positions"
                        : w == What::Velocity ? "velocities"
                        : w == What::Mass     ? "masses"
                                              : "types";
@@ -269,7 +264,8 @@ public:
                              " (particles in the order of their ids), not " + got);
     };
     std::string got = "(";
-    for (py::ssize_t k = 0; k < value.ndim(); ++k) got += (k ? ", " : "") + std::to_string(value.shape(k));
+    for (py::ssize_t k = 0; k < value.ndim(); ++k)
+      got += (k ? ", " : "") + std::to_string(value.shape(k));
     got += value.ndim() == 1 ? ",)" : ")";
     if (vector) {
       auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
@@ -313,8 +309,7 @@ public:
     for (const auto& [name, value] : thermo_columns(t, sim().run_info())) {
       if (name == "step" || name == "force_evaluations" || name == "rejected_steps")
         d[py::str(name)] = py::int_(std::uint64_t(value));
-      else
-        d[py::str(name)] = value;
+      else d[py::str(name)] = value;
     }
     return d;
   }
@@ -325,21 +320,21 @@ public:
   }
   py::object self;  // a weak reference to the Python Simulation that wraps this
 
-private:
+ private:
   // The store's accelerations are those of the current positions (after a setter they are not).
   void forces_ready(Simulation& s) {
     py::gil_scoped_release nogil;
     try {
       (void)s.thermo();
-    } catch (const CallbackFailed&) {
-    }
+    } catch (const CallbackFailed&) {}
   }
 
   // Store indices in the order of the particles' ids.
   static std::vector<std::size_t> by_id(const HostParticles& h) {
     std::vector<std::size_t> order(h.id.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return h.id[a] < h.id[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return h.id[a] < h.id[b]; });
     return order;
   }
 
@@ -483,48 +478,56 @@ PYBIND11_MODULE(_pardyn, m) {
       .def("add_callback", &PySimulation::add_callback, py::arg("fn"), py::arg("interval"))
       .def("thermo", &PySimulation::thermo)
       .def("thermo_history", &PySimulation::thermo_history)
-      .def("get", [](PySimulation& s, const std::string& what) {
-        static const std::pair<const char*, W> names[] = {
-            {"positions", W::Position}, {"velocities", W::Velocity}, {"forces", W::Force},
-            {"masses", W::Mass},        {"types", W::Type},          {"images", W::Image},
-            {"ids", W::Id}};
-        for (const auto& [n, w] : names)
-          if (what == n) return s.get(w);
-        throw py::key_error(what);
-      })
-      .def("set", [](PySimulation& s, const std::string& what, const py::array& v) {
-        if (what == "positions") return s.set(W::Position, v);
-        if (what == "velocities") return s.set(W::Velocity, v);
-        if (what == "masses") return s.set(W::Mass, v);
-        if (what == "types") return s.set(W::Type, v);
-        throw py::key_error(what);
-      })
+      .def("get",
+           [](PySimulation& s, const std::string& what) {
+             static const std::pair<const char*, W> names[] = {{"positions", W::Position},
+                                                               {"velocities", W::Velocity},
+                                                               {"forces", W::Force},
+                                                               {"masses", W::Mass},
+                                                               {"types", W::Type},
+                                                               {"images", W::Image},
+                                                               {"ids", W::Id}};
+             for (const auto& [n, w] : names)
+               if (what == n) return s.get(w);
+             throw py::key_error(what);
+           })
+      .def("set",
+           [](PySimulation& s, const std::string& what, const py::array& v) {
+             if (what == "positions") return s.set(W::Position, v);
+             if (what == "velocities") return s.set(W::Velocity, v);
+             if (what == "masses") return s.set(W::Mass, v);
+             if (what == "types") return s.set(W::Type, v);
+             throw py::key_error(what);
+           })
       .def_property_readonly("step", [](PySimulation& s) { return s.sim().step(); })
       .def_property_readonly("time", [](PySimulation& s) { return s.sim().time(); })
       .def_property_readonly("n", [](PySimulation& s) { return s.sim().store().size(); })
       .def_property_readonly("dimension", [](PySimulation& s) { return s.sim().run_info().dim; })
-      .def_property_readonly("backend", [](PySimulation& s) { return std::string(to_string(s.sim().backend())); })
-      .def_property_readonly("precision", [](PySimulation& s) {
-        return std::string(to_string(s.sim().run_info().precision));
-      })
+      .def_property_readonly(
+          "backend", [](PySimulation& s) { return std::string(to_string(s.sim().backend())); })
+      .def_property_readonly(
+          "precision",
+          [](PySimulation& s) { return std::string(to_string(s.sim().run_info().precision)); })
       .def_property_readonly("dt", [](PySimulation& s) { return s.sim().dt(); })
       .def_property_readonly("steps", [](PySimulation& s) { return s.sim().scenario().steps; })
       .def_property_readonly("output_dir", [](PySimulation& s) { return s.sim().output_dir(); })
-      .def_property_readonly("scenario_toml", [](PySimulation& s) { return s.sim().scenario().resolved_toml; })
-      .def_property_readonly("box", [](PySimulation& s) {
-        const RunInfo& r = s.sim().run_info();
-        py::list lo, hi, b;
-        for (int d = 0; d < r.dim; ++d) {
-          lo.append(r.box.lo[d]);
-          hi.append(r.box.hi[d]);
-          b.append(to_string(r.box.boundary[d]));
-        }
-        py::dict out;
-        out["lo"] = lo;
-        out["hi"] = hi;
-        out["boundary"] = b;
-        return out;
-      })
+      .def_property_readonly("scenario_toml",
+                             [](PySimulation& s) { return s.sim().scenario().resolved_toml; })
+      .def_property_readonly("box",
+                             [](PySimulation& s) {
+                               const RunInfo& r = s.sim().run_info();
+                               py::list lo, hi, b;
+                               for (int d = 0; d < r.dim; ++d) {
+                                 lo.append(r.box.lo[d]);
+                                 hi.append(r.box.hi[d]);
+                                 b.append(to_string(r.box.boundary[d]));
+                               }
+                               py::dict out;
+                               out["lo"] = lo;
+                               out["hi"] = hi;
+                               out["boundary"] = b;
+                               return out;
+                             })
       .def_property_readonly("ended", [](PySimulation& s) { return s.sim().ended(); })
       .def_property_readonly("stopped", [](PySimulation& s) { return s.sim().stopped_by() != 0; });
 }

@@ -120,12 +120,14 @@ double closed_form_angular(const IdealBox& b, double r) {
   for (int d = 0; d < b.dim; ++d) k[d] = b.periodic[d] ? 0.0 : 1.0 / b.L[d];
   if (b.dim == 2) return 2 * kPi - 4 * r * (k[0] + k[1]) + 2 * r * r * k[0] * k[1];
   return 4 * kPi - 2 * kPi * r * (k[0] + k[1] + k[2]) +
-         8.0 / 3.0 * r * r * (k[0] * k[1] + k[0] * k[2] + k[1] * k[2]) - r * r * r * k[0] * k[1] * k[2];
+         8.0 / 3.0 * r * r * (k[0] * k[1] + k[0] * k[2] + k[1] * k[2]) -
+         r * r * r * k[0] * k[1] * k[2];
 }
 
 TEST(RdfReference, AgreesWithTheClosedFormBelowTheWalledSides) {
   IdealBox boxes[4];
-  boxes[0].dim = 2, boxes[0].L[0] = 7, boxes[0].L[1] = 5, boxes[0].periodic[0] = boxes[0].periodic[1] = false;
+  boxes[0].dim = 2, boxes[0].L[0] = 7, boxes[0].L[1] = 5,
+  boxes[0].periodic[0] = boxes[0].periodic[1] = false;
   boxes[1].dim = 2, boxes[1].L[0] = 7, boxes[1].L[1] = 5, boxes[1].periodic[1] = false;
   boxes[2].dim = 3, boxes[2].L[0] = 6, boxes[2].L[1] = 8, boxes[2].L[2] = 5;
   for (int d = 0; d < 3; ++d) boxes[2].periodic[d] = false;
@@ -229,8 +231,8 @@ void ideal_gas(const std::string& backend, const GasBox& g) {
       // The count in a bin is Poisson-like: sigma(g) = 1 / sqrt(expected count).
       const double sigma = 1 / std::sqrt(expected);
       EXPECT_LT(std::fabs(row[k] - 1), 5 * sigma)
-          << backend << ", " << g.name << ", " << name << ", r = " << row[2]
-          << ": expected count " << expected;
+          << backend << ", " << g.name << ", " << name << ", r = " << row[2] << ": expected count "
+          << expected;
       chi2 += (row[k] - 1) * (row[k] - 1) / (sigma * sigma);
     }
     // A small offset shared by every bin shows in the sum: chi^2 of 40 bins is 40 +- 9.
@@ -264,8 +266,8 @@ void count_once(const std::string& backend, const std::string& dir, int dim,
                 const std::string& precision) {
   std::ofstream(dir + "/s.toml")
       << "[simulation]\ndimension = " << dim << "\nsteps = 0\nbackend = \"" << backend
-      << "\"\nprecision = \"" << precision << "\"\n[box]\nlo = "
-      << (dim == 3 ? "[0, 0, 0]\nhi = [9, 9, 9]" : "[0, 0]\nhi = [30, 30]")
+      << "\"\nprecision = \"" << precision
+      << "\"\n[box]\nlo = " << (dim == 3 ? "[0, 0, 0]\nhi = [9, 9, 9]" : "[0, 0]\nhi = [30, 30]")
       << "\nboundary = [\"periodic\", \"wall\"" << (dim == 3 ? ", \"periodic\"" : "")
       << "]\n[[particles]]\ngenerator = \"file\"\npath = \"" << dir
       << "/p.csv\"\n[[output]]\ntype = \"rdf\"\nr_max = 4.0\nbins = 64\ninterval = 1\n";
@@ -283,7 +285,8 @@ TEST(Rdf, CpuAndGpuCountTheSamePairs) {
   if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the CPU-GPU comparison did not run";
   for (int dim : {2, 3})
     for (const char* precision : {"double", "float"}) {
-      const std::string dir = test::scratch_dir(std::string("same-") + std::to_string(dim) + precision);
+      const std::string dir =
+          test::scratch_dir(std::string("same-") + std::to_string(dim) + precision);
       std::mt19937_64 rng(11);
       std::uniform_real_distribution<double> u(0, 1);
       std::ofstream f(dir + "/p.csv");
@@ -306,10 +309,13 @@ TEST(Rdf, CpuAndGpuCountTheSamePairs) {
       for (int d = 0; d < dim; ++d) ib.L[d] = L;
       ib.periodic[1] = false;
       const IdealReference ref(ib);
-      const std::map<std::string, double> pairs = {
-          {"g", 3000.0 * 2999 / 2}, {"g_0_0", 1000.0 * 999 / 2}, {"g_0_1", 1e6},
-          {"g_0_2", 1e6},           {"g_1_1", 1000.0 * 999 / 2}, {"g_1_2", 1e6},
-          {"g_2_2", 1000.0 * 999 / 2}};
+      const std::map<std::string, double> pairs = {{"g", 3000.0 * 2999 / 2},
+                                                   {"g_0_0", 1000.0 * 999 / 2},
+                                                   {"g_0_1", 1e6},
+                                                   {"g_0_2", 1e6},
+                                                   {"g_1_1", 1000.0 * 999 / 2},
+                                                   {"g_1_2", 1e6},
+                                                   {"g_2_2", 1000.0 * 999 / 2}};
       ASSERT_EQ(a.head.size(), 3 + pairs.size());
       // Equal counts. A pair within round-off of a bin edge may fall into the neighbouring bin
       // when the two backends round differently (fused multiply-adds, float square roots): in
@@ -368,8 +374,8 @@ void lj_liquid(const std::string& backend) {
                 "temperature_end = %.17g\nramp_start = 1.0\nramp_end = 2.0\ntau = 0.1\n"
                 "[[output]]\ntype = \"rdf\"\nr_max = %.17g\nbins = %d\ninterval = %d\nstart = %d\n"
                 "[[output]]\ntype = \"thermo\"\ninterval = %d\n",
-                steps, backend.c_str(), L, L, L, N, rc, dt, T0, r_max, bins, interval,
-                average_from, interval);
+                steps, backend.c_str(), L, L, L, N, rc, dt, T0, r_max, bins, interval, average_from,
+                interval);
   const std::string dir = test::scratch_dir("lj-" + backend);
   run_scenario(dir, toml);
 

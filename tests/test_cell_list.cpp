@@ -464,7 +464,7 @@ TEST(CellList, FarZonesStayWithinTheDocumentedError) {
 // near zone then holds the short-range part (the check agrees with the sizing: no error).
 TEST(CellList, DefaultCellsHoldTheShortRangeOfADenseGas) {
   const HostParticles hp = random_particles(2, 6000, 53, 19.99);  // 3.75 per unit area
-  const Box box = make_box(2, 19.99, Boundary::Wall);  // 20 cells of 1.999
+  const Box box = make_box(2, 19.99, Boundary::Wall);             // 20 cells of 1.999
   const HostParticles ref = all_pairs_reference("soft_gas", "", hp, Precision::Double, box);
   Rig cl(Backend::Cpu, "soft_gas", "", "cell_list", "", hp, Precision::Double, box);
   const HostParticles got = cl.compute();

@@ -87,7 +87,8 @@ void expect_same(const HostParticles& a, const HostParticles& b, const std::stri
       ASSERT_EQ(a.x[d][i], b.x[d][i]) << what << ": x[" << d << "] of particle " << i;
       ASSERT_EQ(a.v[d][i], b.v[d][i]) << what << ": v[" << d << "] of particle " << i;
     }
-  for (int d = 0; d < a.dim; ++d) EXPECT_EQ(a.image[d], b.image[d]) << what << ": images along " << d;
+  for (int d = 0; d < a.dim; ++d)
+    EXPECT_EQ(a.image[d], b.image[d]) << what << ": images along " << d;
   EXPECT_EQ(a.id, b.id) << what;
 }
 
@@ -364,8 +365,9 @@ TEST(Checkpoint, DamagedFilesAreRefusedNeverCrash) {
   }
   for (int k = 0; k < 200; ++k) {
     std::string m = bytes;
-    const std::size_t at = k < 40 ? std::size_t(k) * 3 % 160  // the header's lines
-                                  : std::uniform_int_distribution<std::size_t>(0, m.size() - 1)(rng);
+    const std::size_t at = k < 40
+                               ? std::size_t(k) * 3 % 160  // the header's lines
+                               : std::uniform_int_distribution<std::size_t>(0, m.size() - 1)(rng);
     m[at] = char(m[at] ^ (1 << (k % 8)));
     attempt(m, "byte " + std::to_string(at) + " flipped");
   }
@@ -397,7 +399,8 @@ TEST(Checkpoint, DamagedFilesAreRefusedNeverCrash) {
   run(run2, scenario(c, 20, "cpu"));
   std::string newest = slurp(checkpoint::path_for(run2 + "/out", 20));
   newest[newest.size() / 2] ^= 1;
-  std::ofstream(checkpoint::path_for(run2 + "/out", 20), std::ios::binary | std::ios::trunc) << newest;
+  std::ofstream(checkpoint::path_for(run2 + "/out", 20), std::ios::binary | std::ios::trunc)
+      << newest;
   std::vector<std::string> skipped;
   EXPECT_EQ(checkpoint::find(run2 + "/out", &skipped), checkpoint::path_for(run2 + "/out", 10));
   ASSERT_EQ(skipped.size(), 1u);
@@ -422,7 +425,8 @@ TEST(Checkpoint, WallClockIntervalWritesCheckpoints) {
   const Case c = integrator_cases("double")[0];
   const std::string dir = test::scratch_dir("ckpt-seconds");
   std::string toml = scenario(c, 12, "cpu");
-  toml.replace(toml.find("interval = 10\nkeep = 3"), 22, "interval = 0\nkeep = 4\nevery_seconds = 1e-9");
+  toml.replace(toml.find("interval = 10\nkeep = 3"), 22,
+               "interval = 0\nkeep = 4\nevery_seconds = 1e-9");
   run(dir, toml);
   const auto files = checkpoint::list(dir + "/out");
   ASSERT_EQ(files.size(), 4u);

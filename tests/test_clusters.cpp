@@ -58,11 +58,12 @@ void check(const std::string& backend, int dim) {
     }
   }
   const std::string path = dir + "/s.toml";
-  std::ofstream(path) << "[simulation]\ndimension = " << dim << "\nsteps = 0\nbackend = \"" << backend
-                      << "\"\n[box]\nlo = " << (dim == 3 ? "[0, 0, 0]" : "[0, 0]")
-                      << "\nhi = " << (dim == 3 ? "[40, 40, 40]" : "[40, 40]")
-                      << "\nboundary = \"periodic\"\n[[particles]]\ngenerator = \"file\"\npath = \""
-                      << dir << "/p.csv\"\n[[output]]\ntype = \"clusters\"\ndistance = 1.5\nmin_size = 2\n";
+  std::ofstream(path)
+      << "[simulation]\ndimension = " << dim << "\nsteps = 0\nbackend = \"" << backend
+      << "\"\n[box]\nlo = " << (dim == 3 ? "[0, 0, 0]" : "[0, 0]")
+      << "\nhi = " << (dim == 3 ? "[40, 40, 40]" : "[40, 40]")
+      << "\nboundary = \"periodic\"\n[[particles]]\ngenerator = \"file\"\npath = \"" << dir
+      << "/p.csv\"\n[[output]]\ntype = \"clusters\"\ndistance = 1.5\nmin_size = 2\n";
   Scenario sc = load_scenario(path, {}, test::registry());
   RunOptions opt;
   opt.quiet = true;
@@ -99,7 +100,8 @@ TEST(Clusters, FindsKnownDropletsOnTheCpu) {
 }
 
 TEST(Clusters, FindsKnownDropletsOnTheGpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU clusters test did not run";
+  if (cuda::device_count() == 0)
+    GTEST_SKIP() << "no CUDA device: the GPU clusters test did not run";
   check("cuda", 2);
   check("cuda", 3);
 }
@@ -107,11 +109,12 @@ TEST(Clusters, FindsKnownDropletsOnTheGpu) {
 TEST(Clusters, WritesThermoColumnsAndFrameLabels) {
   const std::string dir = test::scratch_dir("clusters-run");
   const std::string path = dir + "/s.toml";
-  std::ofstream(path) << "[simulation]\ndimension = 2\nsteps = 20\n[box]\nlo = [0, 0]\nhi = [20, 20]\n"
-                         "boundary = \"periodic\"\n[[particles]]\ngenerator = \"lattice\"\n"
-                         "kind = \"square\"\ncount = 100\nspacing = 1.0\n[integrator]\ndt = 0.01\n"
-                         "[[output]]\ntype = \"clusters\"\ndistance = 1.2\n"
-                         "[[output]]\ntype = \"thermo\"\ninterval = 10\n";
+  std::ofstream(path)
+      << "[simulation]\ndimension = 2\nsteps = 20\n[box]\nlo = [0, 0]\nhi = [20, 20]\n"
+         "boundary = \"periodic\"\n[[particles]]\ngenerator = \"lattice\"\n"
+         "kind = \"square\"\ncount = 100\nspacing = 1.0\n[integrator]\ndt = 0.01\n"
+         "[[output]]\ntype = \"clusters\"\ndistance = 1.2\n"
+         "[[output]]\ntype = \"thermo\"\ninterval = 10\n";
   Scenario sc = load_scenario(path, {}, test::registry());
   RunOptions opt;
   opt.quiet = true;
@@ -144,8 +147,9 @@ void check_histogram(const std::string& backend) {
       << "[simulation]\ndimension = 2\nsteps = 0\nbackend = \"" << backend
       << "\"\n[box]\nlo = [0, 0]\nhi = [40, 40]\nboundary = \"periodic\"\n[[particles]]\n"
          "generator = \"file\"\npath = \""
-      << dir << "/p.csv\"\n[[output]]\ntype = \"clusters\"\ndistance = 1.5\nmin_size = 2\n"
-                "[[output]]\ntype = \"thermo\"\ninterval = 10\n";
+      << dir
+      << "/p.csv\"\n[[output]]\ntype = \"clusters\"\ndistance = 1.5\nmin_size = 2\n"
+         "[[output]]\ntype = \"thermo\"\ninterval = 10\n";
   Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
   RunOptions opt;
   opt.quiet = true;

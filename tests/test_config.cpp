@@ -65,7 +65,7 @@ TEST(Config, ValidScenarioResolvesDefaults) {
   EXPECT_EQ(sc.name, "scenario");
   EXPECT_EQ(sc.output, "out/scenario");
   ASSERT_EQ(sc.potentials.size(), 1u);
-  EXPECT_EQ(sc.potentials[0].scheme.type, "all_pairs");  // default scheme
+  EXPECT_EQ(sc.potentials[0].scheme.type, "all_pairs");      // default scheme
   EXPECT_DOUBLE_EQ(sc.potentials[0].params.real("G"), 1.0);  // default filled in
   EXPECT_DOUBLE_EQ(sc.integrator.params.real("dt"), 0.01);
   // no [[output]]: frames and thermo by default
@@ -95,13 +95,15 @@ TEST(Config, PluginKeysAreCheckedAgainstThePluginSchema) {
 }
 
 TEST(Config, WrongTypeRangeAndChoice) {
-  EXPECT_NE(error_of(replace(kValid, "steps = 20", "steps = \"twenty\"")).find("must be integer, not a string"),
+  EXPECT_NE(error_of(replace(kValid, "steps = 20", "steps = \"twenty\""))
+                .find("must be integer, not a string"),
             std::string::npos);
   EXPECT_NE(error_of(replace(kValid, "steps = 20", "steps = 20.0")).find("without a decimal point"),
             std::string::npos);
   const std::string range = error_of(replace(kValid, "eps = 0.05", "eps = -1"));
   EXPECT_NE(range.find("'eps' in [[potential]] #1 (gravity) is -1; it must be >= 0 (length)"),
-            std::string::npos) << range;
+            std::string::npos)
+      << range;
   const std::string choice = error_of(replace(kValid, "\"float\"", "\"single\""));
   EXPECT_NE(choice.find("allowed values: \"float\", \"double\""), std::string::npos) << choice;
   EXPECT_NE(choice.find(":5:13"), std::string::npos) << choice;
@@ -110,7 +112,8 @@ TEST(Config, WrongTypeRangeAndChoice) {
 TEST(Config, UnknownPluginAndSectionNamesGetHints) {
   const std::string pot = error_of(replace(kValid, "\"gravity\"", "\"gravty\""));
   EXPECT_NE(pot.find("no potential plugin named \"gravty\"; did you mean \"gravity\"?"),
-            std::string::npos) << pot;
+            std::string::npos)
+      << pot;
   const std::string sec = error_of(replace(kValid, "[simulation]", "[simulaton]"));
   EXPECT_NE(sec.find("unknown section [simulaton]; did you mean [simulation]?"), std::string::npos)
       << sec;
@@ -124,18 +127,20 @@ TEST(Config, AllErrorsAreReportedAtOnce) {
   text = replace(text, "dt = 0.01", "dt = 0");
   const std::string msg = error_of(text);
   EXPECT_NE(msg.find("3 errors in scenario"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("'dt' in [integrator] (leapfrog) is 0; it must be > 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'dt' in [integrator] (leapfrog) is 0; it must be > 0"), std::string::npos)
+      << msg;
 }
 
 TEST(Config, SyntaxErrorsAndMissingRequiredKeys) {
   const std::string syn = error_of(replace(kValid, "count = 64", "count = = 64"));
   EXPECT_NE(syn.find("scenario.toml:9:9"), std::string::npos) << syn;
   EXPECT_NE(syn.find("TOML syntax error"), std::string::npos) << syn;
-  const std::string req = error_of(replace(kValid, "generator = \"plummer\"\ncount = 64",
-                                           "generator = \"file\""));
+  const std::string req =
+      error_of(replace(kValid, "generator = \"plummer\"\ncount = 64", "generator = \"file\""));
   EXPECT_NE(req.find("missing required key 'path' in [[particles]] #1 (file)"), std::string::npos)
       << req;
-  const std::string none = error_of(replace(kValid, "[[particles]]\ngenerator = \"plummer\"\ncount = 64", ""));
+  const std::string none =
+      error_of(replace(kValid, "[[particles]]\ngenerator = \"plummer\"\ncount = 64", ""));
   EXPECT_NE(none.find("has no particles"), std::string::npos) << none;
 }
 
@@ -151,10 +156,10 @@ TEST(Config, DimensionMismatchesAreCaught) {
 
 TEST(Config, SetOverridesKeys) {
   const std::string path = write_scenario("set", kValid);
-  Scenario sc = load_scenario(
-      path, {"simulation.steps=5", "potential.eps=0.2", "particles.0.count=10", "integrator.type=euler",
-             "simulation.name=renamed"},
-      test::registry());
+  Scenario sc = load_scenario(path,
+                              {"simulation.steps=5", "potential.eps=0.2", "particles.0.count=10",
+                               "integrator.type=euler", "simulation.name=renamed"},
+                              test::registry());
   EXPECT_EQ(sc.steps, 5u);
   EXPECT_DOUBLE_EQ(sc.potentials[0].params.real("eps"), 0.2);
   EXPECT_EQ(sc.particles[0].params.integer("count"), 10);

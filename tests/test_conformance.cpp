@@ -60,7 +60,8 @@ std::vector<std::string> law_names() {
 
 // A law of this tree (a built-in plugin, or a test plugin): it must come with analytic values.
 bool in_tree(const std::string& name) {
-  return name == "test_sticky" || fs::is_directory(fs::path(PARDYN_SOURCE_DIR) / "potentials" / name);
+  return name == "test_sticky" ||
+         fs::is_directory(fs::path(PARDYN_SOURCE_DIR) / "potentials" / name);
 }
 
 class Conformance : public ::testing::TestWithParam<std::string> {};

@@ -18,10 +18,9 @@
 
 using namespace pardyn;
 
-#define PARDYN_REQUIRE_GPU()                                                  \
-  do {                                                                        \
-    if (cuda::device_count() == 0)                                            \
-      GTEST_SKIP() << "no CUDA device: CUDA backend test not run";            \
+#define PARDYN_REQUIRE_GPU()                                                                    \
+  do {                                                                                          \
+    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA backend test not run"; \
   } while (0)
 
 namespace {
@@ -30,12 +29,10 @@ struct Combo {
   int dim;
   Precision precision;
 };
-const Combo kCombos[] = {{2, Precision::Float}, {2, Precision::Double}, {3, Precision::Float},
-                         {3, Precision::Double}};
+const Combo kCombos[] = {
+    {2, Precision::Float}, {2, Precision::Double}, {3, Precision::Float}, {3, Precision::Double}};
 
-std::string name(const Combo& c) {
-  return std::to_string(c.dim) + "D " + to_string(c.precision);
-}
+std::string name(const Combo& c) { return std::to_string(c.dim) + "D " + to_string(c.precision); }
 
 HostParticles random_particles(int dim, std::size_t n, unsigned seed) {
   HostParticles hp(dim);
@@ -70,8 +67,11 @@ enum class Field { X, V, A, Epot, Virial };
 void set_field(ParticleStore& s, Field f, int d, const std::vector<double>& values) {
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
-    Real* dst = f == Field::X ? p.x[d] : f == Field::V ? p.v[d] : f == Field::A ? p.a[d]
-              : f == Field::Epot ? p.epot : p.virial;
+    Real* dst = f == Field::X      ? p.x[d]
+                : f == Field::V    ? p.v[d]
+                : f == Field::A    ? p.a[d]
+                : f == Field::Epot ? p.epot
+                                   : p.virial;
     std::vector<Real> tmp(values.begin(), values.end());
     s.memory().copy_from_host(dst, tmp.data(), tmp.size() * sizeof(Real));
   });
@@ -80,8 +80,11 @@ void set_field(ParticleStore& s, Field f, int d, const std::vector<double>& valu
 void set_value(ParticleStore& s, Field f, int d, std::size_t i, double value) {
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
-    Real* dst = f == Field::X ? p.x[d] : f == Field::V ? p.v[d] : f == Field::A ? p.a[d]
-              : f == Field::Epot ? p.epot : p.virial;
+    Real* dst = f == Field::X      ? p.x[d]
+                : f == Field::V    ? p.v[d]
+                : f == Field::A    ? p.a[d]
+                : f == Field::Epot ? p.epot
+                                   : p.virial;
     const Real r = Real(value);
     s.memory().copy_from_host(dst + i, &r, sizeof(Real));
   });

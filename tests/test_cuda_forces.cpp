@@ -18,7 +18,7 @@ using namespace pardyn;
 
 namespace {
 
-#define REQUIRE_GPU()                                                             \
+#define REQUIRE_GPU() \
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run"
 
 using conformance::Forces;
@@ -96,13 +96,14 @@ void check_case(const Case& c) {
     // Stated accuracies: float forces to 1e-5 RMS (1e-4 worst particle) of the typical force;
     // double to 1e-13 (1e-12). Energies likewise.
     const bool f = prec == Precision::Float;
-    const std::string what = std::string(c.potential) + " " + std::to_string(c.dim) + "D N=" +
-                             std::to_string(c.n) + (c.periodic ? " periodic " : " ") +
+    const std::string what = std::string(c.potential) + " " + std::to_string(c.dim) +
+                             "D N=" + std::to_string(c.n) + (c.periodic ? " periodic " : " ") +
                              to_string(prec);
     EXPECT_LT(ea.rms, f ? 1e-5 : 1e-13) << what;
     EXPECT_LT(ea.max, f ? 1e-4 : 1e-12) << what;
     EXPECT_LT(ee.rms, f ? 1e-5 : 1e-13) << what;
-    EXPECT_NEAR(gpu.potential, ref.potential, (f ? 1e-5 : 1e-13) * std::fabs(ref.potential)) << what;
+    EXPECT_NEAR(gpu.potential, ref.potential, (f ? 1e-5 : 1e-13) * std::fabs(ref.potential))
+        << what;
     std::printf("  %-40s force error rms %.2e max %.2e, energy rms %.2e\n", what.c_str(), ea.rms,
                 ea.max, ee.rms);
   }
@@ -148,7 +149,8 @@ TEST(CudaForces, CutoffLawMatchesCpu) {
       run.precision = Precision::Double;
       run.backend = b ? Backend::Cuda : Backend::Cpu;
       run.box = box;
-      auto pot = reg.make_potential("test_spring", parse_params(info->schema, "rcut = 0.3", "t"), run);
+      auto pot =
+          reg.make_potential("test_spring", parse_params(info->schema, "rcut = 0.3", "t"), run);
       ParticleStore s(3, Precision::Double, b ? cuda::device_memory() : host_memory());
       s.upload(hp);
       ForceRequest req;
@@ -183,7 +185,8 @@ TEST(CudaForces, PluginWithoutCodeForThisGpuIsRefused) {
     FAIL() << "a plugin with sm_70 code only was accepted on this GPU";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("has GPU code for CUDA architectures \"70-real\" only"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("-DCMAKE_CUDA_ARCHITECTURES="), std::string::npos);
   }
 }
@@ -315,9 +318,9 @@ TEST(CudaForces, SourceBlockEqualsAllPairsOfTheUnion) {
     int dim;
     bool periodic;
   };
-  for (const C& c : {C{"gravity", "G = 1.0\neps = 0.05", 3, false},
-                     C{"log", "G = 1.0\neps = 0.05", 2, false},
-                     C{"lennard_jones", "rcut = 0.3\nsigma = 0.01", 3, true}}) {
+  for (const C& c :
+       {C{"gravity", "G = 1.0\neps = 0.05", 3, false}, C{"log", "G = 1.0\neps = 0.05", 2, false},
+        C{"lennard_jones", "rcut = 0.3\nsigma = 0.01", 3, true}}) {
     for (std::size_t nt : {std::size_t(1000), std::size_t(77)}) {
       Box box;
       for (int d = 0; d < 3; ++d) {

@@ -197,9 +197,11 @@ Run run_scenario(int dim, bool names, const std::string& backend) {
   const std::string bulk = dim == 3 ? "[3.0, -2.0, 0.0]" : "[3.0, 0.5]";
   std::ofstream(run.dir + "/s.toml")
       << "[simulation]\ndimension = " << dim << "\nsteps = 200\nseed = 5\nbackend = \"" << backend
-      << "\"\n[box]\n" << box
+      << "\"\n[box]\n"
+      << box
       << "[[particles]]\ngenerator = \"uniform\"\ncount = 40\nmin_spacing = 0.3\n"
-         "temperature = 2.0\nvelocity = " << bulk
+         "temperature = 2.0\nvelocity = "
+      << bulk
       << "\n[[particles]]\ngenerator = \"uniform\"\ncount = 9\ntype = 1\nmass = 2.5\n"
          "temperature = 0.5\n"
          "[integrator]\ntype = \"leapfrog\"\ndt = 0.01\n"
@@ -238,9 +240,11 @@ std::string data_file(const DumpFrame& f, int dim, bool full) {
     mass[r[col("type")]] = r[col("mass")];
     const std::string xyz = r[col("x")] + " " + r[col("y")] + " " + r[col("z")];
     const std::string image = r[col("ix")] + " " + r[col("iy")] + " " + r[col("iz")];
-    atoms += r[col("id")] + (full ? " 7 " + r[col("type")] + " -0.25 " : " " + r[col("type")] + " ") +
-             xyz + " " + image + "\n";
-    velocities += r[col("id")] + " " + r[col("vx")] + " " + r[col("vy")] + " " + r[col("vz")] + "\n";
+    atoms += r[col("id")] +
+             (full ? " 7 " + r[col("type")] + " -0.25 " : " " + r[col("type")] + " ") + xyz + " " +
+             image + "\n";
+    velocities +=
+        r[col("id")] + " " + r[col("vx")] + " " + r[col("vy")] + " " + r[col("vz")] + "\n";
   }
   std::string t = "LAMMPS data file written by the test\n\n" + std::to_string(f.rows.size()) +
                   " atoms\n" + std::to_string(mass.size()) + " atom types\n\n";
@@ -378,8 +382,8 @@ TEST(XyzGenerator, ExtendedPropertiesNamesAndIds) {
              "7 O  0.5 1.5 2.5  9 9 9  2 4 6  2.0 T\n"
              "2 H  -0.5 0.25 1.5  9 9 9  1 1 1  0.5 F\n"
              "5 O  1 2 3  9 9 9  0 0 -4  2.0 F\n");
-  const Box box = make_box(3, {-1, 0, 1}, {3, 5, 7},
-                           {Boundary::Periodic, Boundary::Periodic, Boundary::Wall});
+  const Box box =
+      make_box(3, {-1, 0, 1}, {3, 5, 7}, {Boundary::Periodic, Boundary::Periodic, Boundary::Wall});
   const HostParticles p = generate("xyz", "path = \"a.xyz\"", 3, box, dir);
   ASSERT_EQ(p.size(), 3u);
   // Ordered by id: 2 (H), 5 (O), 7 (O); O appeared first, so O is type 0 and H type 1.
@@ -390,7 +394,8 @@ TEST(XyzGenerator, ExtendedPropertiesNamesAndIds) {
   EXPECT_EQ(p.v[0], (std::vector<double>{2, 0, 1}));
   EXPECT_EQ(p.v[2], (std::vector<double>{2, -2, 3}));
   // With types: names mapped as listed.
-  const HostParticles q = generate("xyz", "path = \"a.xyz\"\ntypes = [\"H\", \"C\", \"O\"]", 3, box, dir);
+  const HostParticles q =
+      generate("xyz", "path = \"a.xyz\"\ntypes = [\"H\", \"C\", \"O\"]", 3, box, dir);
   EXPECT_EQ(q.type, (std::vector<std::int32_t>{0, 2, 2}));
 }
 
@@ -411,8 +416,9 @@ TEST(XyzGenerator, PlainXyzTwoDimensionsAndDefaultMass) {
   p = generate("xyz", "path = \"a.xyz\"\nframe = 1", 2, box, dir);
   EXPECT_EQ(p.x[1], (std::vector<double>{1.25, 2.5}));
   // pos:R:2 in 2D; check_box = false takes a cell that does not match.
-  write_file(dir, "b.xyz",
-             "1\nLattice=\"9 0 0 0 9 0 0 0 9\" Properties=species:S:1:pos:R:2:velo:R:2\nAr 1 2 3 4\n");
+  write_file(
+      dir, "b.xyz",
+      "1\nLattice=\"9 0 0 0 9 0 0 0 9\" Properties=species:S:1:pos:R:2:velo:R:2\nAr 1 2 3 4\n");
   p = generate("xyz", "path = \"b.xyz\"\ncheck_box = false", 2, box, dir);
   EXPECT_EQ(p.x[1], (std::vector<double>{2}));
   EXPECT_EQ(p.v[1], (std::vector<double>{4}));
@@ -438,8 +444,10 @@ void expect_errors(const std::string& generator, const char* file, const BadCase
     const std::string msg =
         generate_error(generator, "path = \"" + std::string(file) + "\"\n" + c.keys, c.dim,
                        c.dim == 3 ? box3 : box2, dir);
-    EXPECT_NE(msg.find(c.where), std::string::npos) << "case " << k << ":\n" << c.text << "\n=> " << msg;
-    EXPECT_NE(msg.find(c.what), std::string::npos) << "case " << k << ":\n" << c.text << "\n=> " << msg;
+    EXPECT_NE(msg.find(c.where), std::string::npos) << "case " << k << ":\n"
+                                                    << c.text << "\n=> " << msg;
+    EXPECT_NE(msg.find(c.what), std::string::npos) << "case " << k << ":\n"
+                                                   << c.text << "\n=> " << msg;
   }
 }
 
@@ -452,21 +460,27 @@ TEST(XyzGenerator, ErrorsGiveFileAndLine) {
       {"3\nc\nAr 0 0 0\nAr 1 1 1\n", 3, "", "bad.xyz:4:", "ends after 2 of the 3 atom lines"},
       {"2\n", 3, "", "bad.xyz:1:", "ends after 0 of the 2"},
       // a count too small: an atom line where the next frame's count should be
-      {"1\nc\nAr 0 0 0\nAr 1 1 1\n", 3, "", "bad.xyz:4:", "atom count of the frame before (line 1) too small"},
+      {"1\nc\nAr 0 0 0\nAr 1 1 1\n", 3, "",
+       "bad.xyz:4:", "atom count of the frame before (line 1) too small"},
       {"x\nc\n", 3, "", "bad.xyz:1:", "expected the number of atoms"},
       {"0\nc\n", 3, "", "bad.xyz:1:", "has 0 atoms"},
       // not a number
       {"2\nc\nAr 0 0 0\nAr 1 x 1\n", 3, "", "bad.xyz:4:", "position y 'x' is not a number"},
       {"1\nc\nAr 0 0 1e999\n", 3, "", "bad.xyz:3:", "out of the range of a double"},
       {"1\nc\nAr 0 0 nan\n", 3, "", "bad.xyz:3:", "finite"},
-      {"1\nProperties=species:S:1:pos:R:3:mass:R:1\nAr 0 0 0 -1\n", 3, "", "bad.xyz:3:", "mass -1 is not positive"},
-      {"1\nProperties=species:S:1:pos:R:3:velo:R:3\nAr 0 0 0 1 2\n", 3, "", "bad.xyz:3:", "expected 7 values"},
+      {"1\nProperties=species:S:1:pos:R:3:mass:R:1\nAr 0 0 0 -1\n", 3, "",
+       "bad.xyz:3:", "mass -1 is not positive"},
+      {"1\nProperties=species:S:1:pos:R:3:velo:R:3\nAr 0 0 0 1 2\n", 3, "",
+       "bad.xyz:3:", "expected 7 values"},
       {"1\nc\nAr 0 0\n", 3, "", "bad.xyz:3:", "expected at least 4 values"},
       // the cell: triclinic, no match with [box], malformed
       {"1\nLattice=\"10 1 0 0 10 0 0 0 10\"\nAr 0 0 0\n", 3, "", "bad.xyz:2:", "triclinic"},
-      {"1\nLattice=\"10 0 0 0 12 0 0 0 10\"\nAr 0 0 0\n", 3, "", "bad.xyz:2:", "hi = [10.0, 12.0, 10.0]"},
-      {"1\nLattice=\"10 0 0 0 10 0 0 0 10\" pbc=\"T F T\"\nAr 0 0 0\n", 3, "", "bad.xyz:2:", "boundary = [\"periodic\", \"open\", \"periodic\"]"},
-      {"1\nLattice=\"10 0 0 0 10 0 0 0 10\" Origin=\"1 0 0\"\nAr 1 0 0\n", 3, "", "bad.xyz:2:", "lo = [1.0, 0.0, 0.0]"},
+      {"1\nLattice=\"10 0 0 0 12 0 0 0 10\"\nAr 0 0 0\n", 3, "",
+       "bad.xyz:2:", "hi = [10.0, 12.0, 10.0]"},
+      {"1\nLattice=\"10 0 0 0 10 0 0 0 10\" pbc=\"T F T\"\nAr 0 0 0\n", 3, "",
+       "bad.xyz:2:", "boundary = [\"periodic\", \"open\", \"periodic\"]"},
+      {"1\nLattice=\"10 0 0 0 10 0 0 0 10\" Origin=\"1 0 0\"\nAr 1 0 0\n", 3, "",
+       "bad.xyz:2:", "lo = [1.0, 0.0, 0.0]"},
       {"1\nLattice=\"10 0 0 0 10 0 0\"\nAr 0 0 0\n", 3, "", "bad.xyz:2:", "has 7 numbers"},
       {"1\nLattice=\"10 0 0 0 10 0 0 0 10\nAr 0 0 0\n", 3, "", "bad.xyz:2:", "unclosed"},
       {"1\nProperties=species:S:1:pos:R\nAr 0 0 0\n", 3, "", "bad.xyz:2:", "name:type:columns"},
@@ -475,14 +489,16 @@ TEST(XyzGenerator, ErrorsGiveFileAndLine) {
       {"1\nProperties=species:S:1:pos:R:2\nAr 0 0\n", 3, "", "bad.xyz:2:", "R:2 is for 2D runs"},
       // 2D
       {"1\nc\nAr 1 2 0.5\n", 2, "", "bad.xyz:3:", "z = 0.5 in a 2D run"},
-      {"1\nProperties=species:S:1:pos:R:3:velo:R:3\nAr 1 2 0 0 0 1\n", 2, "", "bad.xyz:3:", "z velocity"},
+      {"1\nProperties=species:S:1:pos:R:3:velo:R:3\nAr 1 2 0 0 0 1\n", 2, "",
+       "bad.xyz:3:", "z velocity"},
       // species
       {"2\nc\nAr 0 0 0\n1 1 1 1\n", 3, "", "bad.xyz:4:", "is a number but line 3 gives a name"},
       {"2\nc\n0 0 0 0\nAr 1 1 1\n", 3, "", "bad.xyz:4:", "is a name but line 3 gives a number"},
       {"1\nc\nKr 0 0 0\n", 3, "types = [\"Ar\"]", "bad.xyz:3:", "'Kr' is not in types = [\"Ar\"]"},
       {"1\nc\n-1 0 0 0\n", 3, "", "bad.xyz:3:", "out of range"},
       // ids
-      {"2\nProperties=species:S:1:pos:R:3:id:I:1\nAr 0 0 0 4\nAr 1 1 1 4\n", 3, "", "bad.xyz:4:", "id 4 appears twice (also on line 3)"},
+      {"2\nProperties=species:S:1:pos:R:3:id:I:1\nAr 0 0 0 4\nAr 1 1 1 4\n", 3, "",
+       "bad.xyz:4:", "id 4 appears twice (also on line 3)"},
       // frames
       {"1\nc\nAr 0 0 0\n", 3, "frame = 1", "bad.xyz:3:", "the file holds 1 frame(s)"},
       {"1\nc\nAr 0 0 0\n", 3, "frame = -2", "bad.xyz:3:", "the file holds 1 frame(s)"},
@@ -492,13 +508,16 @@ TEST(XyzGenerator, ErrorsGiveFileAndLine) {
 
 TEST(XyzGenerator, BadKeysAndMissingFile) {
   const std::string dir = test::scratch_dir("xyz-keys");
-  const Box box = make_box(3, {0, 0, 0}, {1, 1, 1}, {Boundary::Open, Boundary::Open, Boundary::Open});
+  const Box box =
+      make_box(3, {0, 0, 0}, {1, 1, 1}, {Boundary::Open, Boundary::Open, Boundary::Open});
   EXPECT_NE(generate_error("xyz", "path = \"none.xyz\"", 3, box, dir).find("no such file"),
             std::string::npos);
   write_file(dir, "a.xyz", "1\nc\nAr 0 0 0\n");
-  EXPECT_NE(generate_error("xyz", "path = \"a.xyz\"\ntypes = [\"1\"]", 3, box, dir).find("not a species name"),
+  EXPECT_NE(generate_error("xyz", "path = \"a.xyz\"\ntypes = [\"1\"]", 3, box, dir)
+                .find("not a species name"),
             std::string::npos);
-  EXPECT_NE(generate_error("xyz", "path = \"a.xyz\"\ntypes = [\"Ar\", \"Ar\"]", 3, box, dir).find("twice"),
+  EXPECT_NE(generate_error("xyz", "path = \"a.xyz\"\ntypes = [\"Ar\", \"Ar\"]", 3, box, dir)
+                .find("twice"),
             std::string::npos);
 }
 
@@ -506,7 +525,8 @@ TEST(LammpsDataGenerator, ErrorsGiveFileAndLine) {
   const Box box3 = make_box(3, {0, 0, 0}, {10, 10, 10},
                             {Boundary::Periodic, Boundary::Periodic, Boundary::Wall});
   const Box box2 = make_box(2, {0, 0}, {10, 10}, {Boundary::Periodic, Boundary::Periodic});
-  const std::string head = "title\n\n2 atoms\n2 atom types\n0 10 xlo xhi\n0 10 ylo yhi\n0 10 zlo zhi\n\n";
+  const std::string head =
+      "title\n\n2 atoms\n2 atom types\n0 10 xlo xhi\n0 10 ylo yhi\n0 10 zlo zhi\n\n";
   // head: line 9 is the first section keyword, line 11 the first line of its section.
   const std::string cases_text[] = {
       // 0 truncated: the file ends inside Atoms
@@ -534,7 +554,8 @@ TEST(LammpsDataGenerator, ErrorsGiveFileAndLine) {
       // 11 velocities of an atom that is not there
       head + "Atoms # atomic\n\n1 1 0 0 0\n2 1 1 1 1\n\nVelocities\n\n1 0 0 0\n3 0 0 0\n",
       // 12 box bounds disagree with [box]
-      "title\n2 atoms\n2 atom types\n0 10 xlo xhi\n-1 10 ylo yhi\n0 10 zlo zhi\n\nAtoms\n\n1 1 0 0 0\n2 1 1 1 1\n",
+      "title\n2 atoms\n2 atom types\n0 10 xlo xhi\n-1 10 ylo yhi\n0 10 zlo zhi\n\nAtoms\n\n1 1 0 0 "
+      "0\n2 1 1 1 1\n",
       // 13 2D: z not 0
       head + "Atoms # atomic\n\n1 1 0 0 0\n2 1 1 1 0.5\n",
       // 14 no atoms line in the header
@@ -586,7 +607,8 @@ TEST(LammpsDataGenerator, ErrorsGiveFileAndLine) {
   static_assert(sizeof expect / sizeof expect[0] == sizeof cases_text / sizeof cases_text[0]);
   std::vector<BadCase> cases;
   for (std::size_t k = 0; k < sizeof expect / sizeof expect[0]; ++k)
-    cases.push_back({cases_text[k].c_str(), expect[k].dim, expect[k].keys, expect[k].where, expect[k].what});
+    cases.push_back(
+        {cases_text[k].c_str(), expect[k].dim, expect[k].keys, expect[k].where, expect[k].what});
   expect_errors("lammps_data", "bad.data", cases.data(), cases.size(), box3, box2);
 }
 
@@ -688,8 +710,7 @@ TEST(FormatsRoundTrip, ManyParticlesInOrder) {
   // The dump's rows: ids 1 .. n in order.
   std::ifstream dump(dir + "/out/dump.lammpstrj");
   std::string line;
-  while (std::getline(dump, line) && line.rfind("ITEM: ATOMS", 0) != 0) {
-  }
+  while (std::getline(dump, line) && line.rfind("ITEM: ATOMS", 0) != 0) {}
   for (std::int64_t id = 1; id <= 50000; ++id) {
     ASSERT_TRUE(std::getline(dump, line));
     ASSERT_EQ(line.substr(0, line.find(' ')), std::to_string(id));

@@ -126,7 +126,8 @@ bool identical(const HostParticles& a, const HostParticles& b) {
 // Common to all generators
 
 TEST(GeneratorSchemas, EveryParameterIsDocumentedWithUnitAndNoReservedKey) {
-  for (const char* name : {"plummer", "lattice", "uniform", "galaxy", "file", "xyz", "lammps_data"}) {
+  for (const char* name :
+       {"plummer", "lattice", "uniform", "galaxy", "file", "xyz", "lammps_data"}) {
     const FactoryInfo* info = test::registry().find(PluginKind::Generator, name);
     ASSERT_NE(info, nullptr) << name;
     EXPECT_FALSE(info->summary.empty()) << name;

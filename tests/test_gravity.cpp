@@ -86,7 +86,8 @@ TEST(Gravity, ForceIsMinusEnergyGradient) {
       p.x[d][i] += h;
       m.x[d][i] -= h;
       const double dU = (gravity_forces(p, Precision::Double, 1.0, eps).potential -
-                         gravity_forces(m, Precision::Double, 1.0, eps).potential) / (2 * h);
+                         gravity_forces(m, Precision::Double, 1.0, eps).potential) /
+                        (2 * h);
       EXPECT_NEAR(-dU, hp.mass[i] * f.hp.a[d][i], 1e-6 * std::max(1.0, std::fabs(dU)))
           << "particle " << i << " axis " << d;
     }

@@ -82,8 +82,9 @@ TEST(GridFields, KnownLayoutGivesKnownCellValues2D) {
   run.box.lo[0] = 0, run.box.hi[0] = 2, run.box.lo[1] = 0, run.box.hi[1] = 0.5;
   run.output_dir = test::scratch_dir("fields2d");
   auto obs = make(run, "cells = [2, 1]\ninterval = 1");
-  EXPECT_EQ(obs->fields() & (ParticleStore::kPosition | ParticleStore::kVelocity | ParticleStore::kMass),
-            unsigned(ParticleStore::kPosition | ParticleStore::kVelocity | ParticleStore::kMass));
+  EXPECT_EQ(
+      obs->fields() & (ParticleStore::kPosition | ParticleStore::kVelocity | ParticleStore::kMass),
+      unsigned(ParticleStore::kPosition | ParticleStore::kVelocity | ParticleStore::kMass));
 
   HostParticles p(2);
   add(p, {0.25, 0.25}, {1, 0}, 1);

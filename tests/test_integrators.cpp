@@ -29,7 +29,6 @@ struct Sample {
   std::vector<double> x, v, a;  // particle i, axis d at [i * dim + d]
 };
 
-
 // -------------------------------------------------------------------------------------------------
 // Scenarios: 2D point masses read from a CSV file, gravity with G = 1 and no softening.
 struct Body {
@@ -44,7 +43,7 @@ std::string fmt17(double v) {
 
 struct RunSpec {
   std::string integrator = "leapfrog";
-  std::string keys;            // more [integrator] lines, e.g. "rtol = 1e-8\n"
+  std::string keys;  // more [integrator] lines, e.g. "rtol = 1e-8\n"
   double dt = 1e-3;
   std::uint64_t steps = 1000;  // with end_time: the most steps
   double end_time = 0;
@@ -73,8 +72,8 @@ Outcome simulate(const std::string& name, const std::vector<Body>& bodies, const
                      "\nend_time = " + fmt17(run.end_time) +
                      "\n[[particles]]\ngenerator = \"file\"\npath = \"" + dir +
                      "/bodies.csv\"\n[[potential]]\ntype = \"gravity\"\neps = 0\n"
-                     "[integrator]\ntype = \"" + run.integrator + "\"\ndt = " + fmt17(run.dt) +
-                     "\n" + run.keys;
+                     "[integrator]\ntype = \"" +
+                     run.integrator + "\"\ndt = " + fmt17(run.dt) + "\n" + run.keys;
   // Always an explicit output: without one the framework adds VTK frames and a thermo log, which
   // would make these runs of up to 10^5 steps write for longer than they compute.
   const std::uint64_t interval = run.probe_interval ? run.probe_interval : run.steps;
@@ -216,9 +215,9 @@ TEST_P(IntegratorRun, MeasuredOrderOnAKeplerOrbit) {
     std::vector<int> steps;  // per period
   };
   const Case cases[] = {
-      {"euler", 1, {4000, 8000, 16000}},     {"symplectic_euler", 1, {1000, 2000, 4000}},
-      {"leapfrog", 2, {500, 1000, 2000}},    {"velocity_verlet", 2, {500, 1000, 2000}},
-      {"rk4", 4, {250, 500, 1000}},          {"yoshida4", 4, {500, 1000, 2000}},
+      {"euler", 1, {4000, 8000, 16000}},  {"symplectic_euler", 1, {1000, 2000, 4000}},
+      {"leapfrog", 2, {500, 1000, 2000}}, {"velocity_verlet", 2, {500, 1000, 2000}},
+      {"rk4", 4, {250, 500, 1000}},       {"yoshida4", 4, {500, 1000, 2000}},
       {"ab5", 5, {1000, 2000, 4000}},
   };
   for (const Case& c : cases) {
@@ -247,10 +246,11 @@ TEST_P(IntegratorRun, Dopri5ErrorFollowsItsTolerance) {
     Outcome o = simulate("dopri5-" + fmt17(rtol), kepler_bodies(0.5), run);
     // The last step may end past the period: compare with the analytic state at the final time.
     const double err = kepler_error(o.final_state, 0.5, o.time);
-    std::printf("  dopri5 rtol = atol = %.0e: error %.3e after one period, %llu steps, %llu force "
-                "evaluations, ended at t - T = %.2e\n",
-                rtol, err, (unsigned long long)o.steps, (unsigned long long)o.force_evaluations,
-                o.time - kKeplerPeriod);
+    std::printf(
+        "  dopri5 rtol = atol = %.0e: error %.3e after one period, %llu steps, %llu force "
+        "evaluations, ended at t - T = %.2e\n",
+        rtol, err, (unsigned long long)o.steps, (unsigned long long)o.force_evaluations,
+        o.time - kKeplerPeriod);
     EXPECT_GE(o.time, kKeplerPeriod * (1 - 1e-12));
     EXPECT_LT(err, 100 * rtol) << "rtol " << rtol;
     EXPECT_LT(err, previous / 10) << "rtol " << rtol;
@@ -307,8 +307,8 @@ TEST_P(IntegratorRun, FigureEightClosesAfterOnePeriod) {
     ASSERT_GE(s1.time, period * (1 - 1e-12));
     std::vector<double> x(s1.x.size());
     for (std::size_t j = 0; j < x.size(); ++j)
-      x[j] = hermite5(s0.time, s1.time, s0.x[j], s0.v[j], s0.a[j], s1.x[j], s1.v[j], s1.a[j],
-                      period);
+      x[j] =
+          hermite5(s0.time, s1.time, s0.x[j], s0.v[j], s0.a[j], s1.x[j], s1.v[j], s1.a[j], period);
     const double err = closure(x);
     std::printf("  dopri5 rtol 1e-11: figure eight closes to %.2e in %llu steps (%llu rejected)\n",
                 err, (unsigned long long)o.steps, (unsigned long long)s1.rejected);
@@ -370,11 +370,12 @@ TEST_P(IntegratorRun, Dopri5ShortensItsStepAtPericentre) {
     worst_de = std::max(worst_de, std::fabs(s.energy - e0));
   }
   const double final_err = kepler_error(o.final_state, e, o.time);
-  std::printf("  dopri5 e = %.1f, rtol %.0e: longest step near pericentre %.3e, shortest near "
-              "apocentre %.3e (ratio %.1f); %llu steps, %llu rejected; max |dE/E| %.2e; "
-              "position error after two orbits %.2e\n",
-              e, rtol, dt_peri, dt_apo, dt_apo / dt_peri, (unsigned long long)o.steps,
-              (unsigned long long)o.samples.back().rejected, worst_de / std::fabs(e0), final_err);
+  std::printf(
+      "  dopri5 e = %.1f, rtol %.0e: longest step near pericentre %.3e, shortest near "
+      "apocentre %.3e (ratio %.1f); %llu steps, %llu rejected; max |dE/E| %.2e; "
+      "position error after two orbits %.2e\n",
+      e, rtol, dt_peri, dt_apo, dt_apo / dt_peri, (unsigned long long)o.steps,
+      (unsigned long long)o.samples.back().rejected, worst_de / std::fabs(e0), final_err);
   ASSERT_GT(dt_peri, 0) << "no step near pericentre was recorded";
   ASSERT_LT(dt_apo, 1e300) << "no step near apocentre was recorded";
   EXPECT_GT(dt_apo, 10 * dt_peri);

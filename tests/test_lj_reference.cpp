@@ -71,7 +71,7 @@ MeanError block_mean(const std::vector<double>& x, std::size_t blocks) {
 using Variant = std::pair<std::string, std::string>;
 
 class LjReference : public ::testing::TestWithParam<Variant> {
-protected:
+ protected:
   void SetUp() override {
     if (GetParam().first == "cuda" && cuda::device_count() == 0)
       GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
@@ -86,7 +86,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, LjReference,
                          ::testing::Values(Variant{"cpu", "velocity_rescale"},
                                            Variant{"cuda", "velocity_rescale"},
                                            Variant{"cuda", "langevin"}),
-                         [](const auto& info) { return info.param.first + "_" + info.param.second; });
+                         [](const auto& info) {
+                           return info.param.first + "_" + info.param.second;
+                         });
 
 TEST_P(LjReference, NistMonteCarloStatePointT085Rho086) {
   const std::string backend = GetParam().first, thermostat = GetParam().second;

@@ -184,10 +184,8 @@ std::string frame_file(int index) {
 
 // Compares a value written in the run's precision with the double it came from.
 void expect_value(double got, double want, Precision precision, const std::string& what) {
-  if (precision == Precision::Float)
-    EXPECT_EQ(got, double(float(want))) << what;
-  else
-    EXPECT_EQ(got, want) << what;
+  if (precision == Precision::Float) EXPECT_EQ(got, double(float(want))) << what;
+  else EXPECT_EQ(got, want) << what;
 }
 
 // A value the writer computes (kinetic energy): the same formula, up to rounding.
@@ -333,8 +331,7 @@ void write_and_check(const std::string& name, int dim, Precision precision,
       EXPECT_NE(header.find(compressor == "zlib" ? "compressor=\"vtkZLibDataCompressor\""
                                                  : "compressor=\"vtkLZ4DataCompressor\""),
                 std::string::npos);
-    else
-      EXPECT_EQ(header.find("compressor="), std::string::npos);
+    else EXPECT_EQ(header.find("compressor="), std::string::npos);
     check_frame(path, frames[i].particles, dim, precision, frames[i].time, frames[i].step);
   }
   EXPECT_TRUE(temp_files_under(dir).empty()) << "left: " << temp_files_under(dir).front();
@@ -371,13 +368,13 @@ TEST(VtkObserver, Schema) {
 TEST(VtkObserver, Double3DCompressed) {
   write_and_check("vtk_double_3d", 3, Precision::Double, "zlib");
 }
-TEST(VtkObserver, Float3DCompressed) { write_and_check("vtk_float_3d", 3, Precision::Float, "lz4"); }
+TEST(VtkObserver, Float3DCompressed) {
+  write_and_check("vtk_float_3d", 3, Precision::Float, "lz4");
+}
 TEST(VtkObserver, Double2DCompressed) {
   write_and_check("vtk_double_2d", 2, Precision::Double, "lz4");
 }
-TEST(VtkObserver, Float2DUncompressed) {
-  write_and_check("vtk_float_2d", 2, Precision::Float, "");
-}
+TEST(VtkObserver, Float2DUncompressed) { write_and_check("vtk_float_2d", 2, Precision::Float, ""); }
 
 TEST(VtkObserver, RepeatedStepWritesOneFrame) {
   const std::string dir = pardyn::test::scratch_dir("vtk_repeat");

@@ -57,7 +57,7 @@ namespace {
 // all have made theirs. If a rank fails, the board breaks and the others' collectives throw instead
 // of waiting for it.
 class Board {
-public:
+ public:
   explicit Board(int size) : size_(size), slots_(std::size_t(size)) {}
 
   std::vector<std::vector<char>> exchange(int rank, std::vector<char> mine) {
@@ -85,7 +85,7 @@ public:
     cv_.notify_all();
   }
 
-private:
+ private:
   int size_;
   std::mutex m_;
   std::condition_variable cv_;
@@ -96,7 +96,7 @@ private:
 };
 
 class ThreadComm final : public Comm {
-public:
+ public:
   ThreadComm(Board& board, int rank, int size) : board_(board), rank_(rank), size_(size) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -115,7 +115,7 @@ public:
 
   std::vector<std::string> calls;  // the collectives this rank made, in order ("sum 13", ...)
 
-private:
+ private:
   std::vector<std::vector<char>> collective(const std::string& op, const std::vector<char>& mine) {
     calls.push_back(op);
     std::vector<char> tagged(op.begin(), op.end());

@@ -203,8 +203,9 @@ TEST(PluginLoader, ChecksEveryFolderUpToTheRoot) {
     Registry reg;
     reg.load_path(path);
     ASSERT_EQ(reg.refused().size(), 1u) << path;
-    EXPECT_NE(refusal(reg).find("its folder " + outer.string() + " is writable by others (mode 777)"),
-              std::string::npos)
+    EXPECT_NE(
+        refusal(reg).find("its folder " + outer.string() + " is writable by others (mode 777)"),
+        std::string::npos)
         << refusal(reg);
     EXPECT_NE(refusal(reg).find("chmod go-w " + outer.string()), std::string::npos) << refusal(reg);
     EXPECT_EQ(reg.find(PluginKind::Potential, "test_spring"), nullptr);
@@ -273,7 +274,8 @@ TEST(PluginLoader, RefusesSymlinkLoopsNamingTheLink) {
   for (const auto& r : reg.refused()) {
     paths.insert(r.path);
     EXPECT_TRUE(r.reason.find("symbolic link loop") != std::string::npos ||
-                r.reason.find("symbolic link to nowhere.so, which does not exist") != std::string::npos)
+                r.reason.find("symbolic link to nowhere.so, which does not exist") !=
+                    std::string::npos)
         << r.path << ": " << r.reason;
   }
   EXPECT_EQ(paths.count((dir / "libpardyn_loop.so").string()), 1u);

@@ -10,8 +10,8 @@ using namespace pardyn;
 TEST(ProgressLine, NeverWiderThanTheTerminal) {
   for (int columns : {1, 8, 20, 40, 59, 60, 61, 80, 120, 300}) {
     for (double frac : {0.0, 0.42, 1.0}) {
-      const std::string line = progress_line(frac, std::uint64_t(frac * 300000), 300000, 445.3,
-                                             12345.0, columns);
+      const std::string line =
+          progress_line(frac, std::uint64_t(frac * 300000), 300000, 445.3, 12345.0, columns);
       EXPECT_LE(int(line.size()), std::max(1, columns - 1)) << columns << " columns: " << line;
       EXPECT_EQ(line.find('\n'), std::string::npos);
       EXPECT_EQ(line.find('\r'), std::string::npos);

@@ -21,7 +21,7 @@ struct RunResult {
 };
 
 RunResult run_scenario(const std::string& name, const std::string& toml,
-                 std::vector<std::string> sets = {}) {
+                       std::vector<std::string> sets = {}) {
   const std::string dir = test::scratch_dir("sim-" + name);
   const std::string path = dir + "/scenario.toml";
   std::ofstream(path) << toml;
@@ -50,13 +50,11 @@ std::string two_body(const std::string& integrator, int steps_per_period, int pe
   const std::string dir = test::scratch_dir("two-body-csv-" + integrator + std::to_string(dim));
   const std::string csv = dir + "/two_body.csv";
   std::ofstream f(csv);
-  if (dim == 3)
-    f << "x,y,z,vx,vy,vz,mass\n-0.5,0,0,0,-0.5,0,0.5\n0.5,0,0,0,0.5,0,0.5\n";
-  else
-    f << "x,y,vx,vy,mass\n-0.5,0,0,-0.5,0.5\n0.5,0,0,0.5,0.5\n";
+  if (dim == 3) f << "x,y,z,vx,vy,vz,mass\n-0.5,0,0,0,-0.5,0,0.5\n0.5,0,0,0,0.5,0,0.5\n";
+  else f << "x,y,vx,vy,mass\n-0.5,0,0,-0.5,0.5\n0.5,0,0,0.5,0.5\n";
   const double dt = 2 * M_PI / steps_per_period;
-  return "[simulation]\ndimension = " + std::to_string(dim) + "\nsteps = " +
-         std::to_string(steps_per_period * periods) +
+  return "[simulation]\ndimension = " + std::to_string(dim) +
+         "\nsteps = " + std::to_string(steps_per_period * periods) +
          "\n[[particles]]\ngenerator = \"file\"\npath = \"" + csv +
          "\"\n[[potential]]\ntype = \"gravity\"\n[integrator]\ntype = \"" + integrator +
          "\"\ndt = " + fmt17(dt) + "\n[[output]]\ntype = \"thermo\"\ninterval = 100\n";
@@ -126,7 +124,7 @@ interval = 50
     l1 += std::pow(r.end.r.angular_momentum[d] - r.start.r.angular_momentum[d], 2);
   }
   const double v_scale = std::sqrt(2 * r.start.r.kinetic / m);
-  EXPECT_LT(std::sqrt(p1), 1e-12 * m * v_scale);                 // Newton's third law, exactly
+  EXPECT_LT(std::sqrt(p1), 1e-12 * m * v_scale);                   // Newton's third law, exactly
   EXPECT_LT(std::sqrt(l1), 1e-10 * std::max(1.0, std::sqrt(l0)));  // central forces
   EXPECT_LT(std::fabs(r.end.relative_drift), 1e-4) << r.end.relative_drift;
   EXPECT_NEAR(2 * r.start.r.kinetic / std::fabs(r.start.r.potential), 1.0, 0.15);  // virialised
@@ -163,9 +161,10 @@ type = "thermo"
 TEST_P(SimulationRun, PeriodicBoxWrapsPositions) {
   const std::string dir = test::scratch_dir("periodic-csv");
   std::ofstream(dir + "/p.csv") << "x,y,vx,vy,mass\n0.9,0.5,1,0,1\n0.1,0.5,-1,0,1\n";
-  const std::string toml = "[simulation]\ndimension = 2\nsteps = 30\n[box]\nlo = [0, 0]\nhi = [1, 1]\n"
-                           "boundary = [\"periodic\"]\n[[particles]]\ngenerator = \"file\"\npath = \"" +
-                           dir + "/p.csv\"\n[integrator]\ndt = 0.01\n[[output]]\ntype = \"thermo\"\n";
+  const std::string toml =
+      "[simulation]\ndimension = 2\nsteps = 30\n[box]\nlo = [0, 0]\nhi = [1, 1]\n"
+      "boundary = [\"periodic\"]\n[[particles]]\ngenerator = \"file\"\npath = \"" +
+      dir + "/p.csv\"\n[integrator]\ndt = 0.01\n[[output]]\ntype = \"thermo\"\n";
   RunResult r = run_scenario("periodic", toml);
   // no potential: free flight 0.3 to the right / left, wrapped into [0, 1)
   EXPECT_NEAR(r.final_state.x[0][0], 0.2, 1e-12);
@@ -208,9 +207,11 @@ interval = 5
 TEST_P(SimulationRun, NonFiniteStateStopsWithAClearError) {
   const std::string dir = test::scratch_dir("nan-csv");
   // two particles at the same place with no softening: infinite force
-  std::ofstream(dir + "/c.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
-  const std::string toml = "[simulation]\nsteps = 10\n[[particles]]\ngenerator = \"file\"\npath = \"" +
-                           dir + "/c.csv\"\n[[potential]]\ntype = \"gravity\"\n[[output]]\ntype = \"thermo\"\ninterval = 1\n";
+  std::ofstream(dir + "/c.csv")
+      << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
+  const std::string toml =
+      "[simulation]\nsteps = 10\n[[particles]]\ngenerator = \"file\"\npath = \"" + dir +
+      "/c.csv\"\n[[potential]]\ntype = \"gravity\"\n[[output]]\ntype = \"thermo\"\ninterval = 1\n";
   try {
     run_scenario("nan", toml);
     FAIL() << "a NaN state was not detected";
@@ -221,8 +222,8 @@ TEST_P(SimulationRun, NonFiniteStateStopsWithAClearError) {
 
 TEST_P(SimulationRun, EndTimeStopsTheRun) {
   // Fixed dt = 2 pi / 400: end_time = 1.0 is reached after ceil(400 / 2 pi) = 64 steps.
-  RunResult r = run_scenario("end-time", two_body("leapfrog", 400, 10, 3),
-                             {"simulation.end_time=1.0"});
+  RunResult r =
+      run_scenario("end-time", two_body("leapfrog", 400, 10, 3), {"simulation.end_time=1.0"});
   EXPECT_EQ(r.sim->steps_done(), 64u);
   EXPECT_NEAR(r.end.time, 64 * 2 * M_PI / 400, 1e-12);
 }
@@ -241,8 +242,8 @@ TEST_P(SimulationRun, AccelerationCriterionSetsTheStep) {
 }
 
 TEST_P(SimulationRun, AdaptiveIntegratorEndsExactlyOnEndTime) {
-  RunResult r = run_scenario("dopri5-end", two_body("dopri5", 10, 10, 2),
-                             {"simulation.end_time=2.5"});
+  RunResult r =
+      run_scenario("dopri5-end", two_body("dopri5", 10, 10, 2), {"simulation.end_time=2.5"});
   EXPECT_NEAR(r.end.time, 2.5, 1e-12);
   EXPECT_LT(r.sim->steps_done(), 100u);  // dt = 2 pi / 10 tried first, adapted: not 100 steps
 }
@@ -251,7 +252,8 @@ TEST_P(SimulationRun, AdaptiveIntegratorEndsExactlyOnEndTime) {
 // Boundaries and the thermodynamic quantities of issue 4.
 
 namespace {
-std::string free_gas(const std::string& boundary, int dim, int count, const std::string& extra = "") {
+std::string free_gas(const std::string& boundary, int dim, int count,
+                     const std::string& extra = "") {
   return "[simulation]\ndimension = " + std::to_string(dim) +
          "\nsteps = 400\nseed = 7\n[box]\nlo = " + (dim == 2 ? "[0, 0]" : "[0, 0, 0]") +
          "\nhi = " + (dim == 2 ? "[1, 1]" : "[1, 1, 1]") + "\nboundary = \"" + boundary +
@@ -361,7 +363,8 @@ interval = 100
   RunResult r = run_scenario("com-liquid", toml);
   int wrapped = 0;
   for (int d = 0; d < 2; ++d)
-    for (std::size_t i = 0; i < r.final_state.size(); ++i) wrapped += r.final_state.image[d][i] != 0;
+    for (std::size_t i = 0; i < r.final_state.size(); ++i)
+      wrapped += r.final_state.image[d][i] != 0;
   EXPECT_GT(wrapped, 10);  // the test means something only if particles crossed faces
   EXPECT_LT(r.end.com_drift, 1e-10);
 }
@@ -424,7 +427,8 @@ TEST(Simulation, FixedStepTimesAreExactMultiplesOfDt) {
   int rows = 0;
   while (std::getline(f, line)) {
     const auto c1 = line.find(','), c2 = line.find(',', c1 + 1);
-    const double step = std::stod(line.substr(0, c1)), t = std::stod(line.substr(c1 + 1, c2 - c1 - 1));
+    const double step = std::stod(line.substr(0, c1)),
+                 t = std::stod(line.substr(c1 + 1, c2 - c1 - 1));
     EXPECT_EQ(t, step * 0.002) << line.substr(0, c2);
     ++rows;
   }

@@ -80,8 +80,8 @@ TEST(StateVectors, CombinationAndErrorNormOnTheCpu) {
         EXPECT_NEAR(o.hp.v[d][i], v, 1e-15);
         const double ex = std::fabs(1e-3 * k1.x[d][i] + 2e-3 * hp.v[d][i]) /
                           (1e-6 + 1e-3 * std::max(std::fabs(hp.x[d][i]), std::fabs(x)));
-        const double ev =
-            std::fabs(1e-3 * k1.v[d][i]) / (1e-6 + 1e-3 * std::max(std::fabs(hp.v[d][i]), std::fabs(v)));
+        const double ev = std::fabs(1e-3 * k1.v[d][i]) /
+                          (1e-6 + 1e-3 * std::max(std::fabs(hp.v[d][i]), std::fabs(v)));
         norm = std::max({norm, ex, ev});
       }
     EXPECT_NEAR(o.norm, norm, 1e-12 * norm) << dim << "D";

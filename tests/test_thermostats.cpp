@@ -67,8 +67,8 @@ GasOutcome run_gas(const std::string& name, const GasRun& g, const std::string& 
   opt.output = dir + "/out";
   GasOutcome out;
   test::ProbeScope probe([&](const ObserveContext& ctx) {
-    out.samples.push_back({ctx.step, ctx.time, ctx.thermo->temperature, ctx.thermo->r.kinetic,
-                           ctx.thermo->dof});
+    out.samples.push_back(
+        {ctx.step, ctx.time, ctx.thermo->temperature, ctx.thermo->r.kinetic, ctx.thermo->dof});
   });
   Simulation sim(sc, test::probe_registry(), opt);
   sim.run();
@@ -176,7 +176,8 @@ TEST_P(ThermostatRun, BussiAndLangevinSampleTheCanonicalKineticEnergy) {
     double dof;
   };
   // Langevin's noise breaks momentum conservation: dof = dim N; Bussi keeps it: dim (N - 1).
-  for (const Case c : {Case{"velocity_rescale", 3.0 * (kGasN - 1)}, Case{"langevin", 3.0 * kGasN}}) {
+  for (const Case c :
+       {Case{"velocity_rescale", 3.0 * (kGasN - 1)}, Case{"langevin", 3.0 * kGasN}}) {
     GasRun g;
     g.modifier = std::string("type = \"") + c.type + "\"\ntemperature = 0.7\ntau = 0.1\n";
     const std::uint64_t equilibrate = 100, every = 30, samples = 1500;
@@ -192,9 +193,10 @@ TEST_P(ThermostatRun, BussiAndLangevinSampleTheCanonicalKineticEnergy) {
     ASSERT_EQ(K.size(), samples);
     const BlockStats st = block_stats(K, 30);
     const double mean = 0.5 * c.dof * T0, var = 0.5 * c.dof * T0 * T0;
-    std::printf("  %-16s <K> = %.3f +- %.3f (canonical %.3f), var K = %.2f +- %.2f (canonical "
-                "%.2f)\n",
-                c.type, st.mean, st.se_mean, mean, st.var, st.se_var, var);
+    std::printf(
+        "  %-16s <K> = %.3f +- %.3f (canonical %.3f), var K = %.2f +- %.2f (canonical "
+        "%.2f)\n",
+        c.type, st.mean, st.se_mean, mean, st.var, st.se_var, var);
     // The test can tell a canonical variance from a wrong one: its error is a few per cent.
     ASSERT_LT(st.se_var, 0.1 * var) << c.type;
     EXPECT_NEAR(st.mean, mean, 4 * st.se_mean) << c.type;
@@ -221,8 +223,8 @@ TEST_P(ThermostatRun, TheMeanTemperatureRelaxesAtTheDocumentedRate) {
       g.modifier = std::string("type = \"") + c.type + "\"\ntemperature = 0.5\ntau = 0.1\n";
       g.steps = 5;  // t = 0.05 = tau / 2
       g.probe_interval = 5;
-      const GasOutcome o = run_gas(std::string(c.type) + "-relax-" + std::to_string(seed), g,
-                                   test::backend());
+      const GasOutcome o =
+          run_gas(std::string(c.type) + "-relax-" + std::to_string(seed), g, test::backend());
       ASSERT_EQ(o.samples.back().step, 5u);
       Ti = o.samples.front().temperature;
       T.push_back(o.samples.back().temperature);
@@ -319,8 +321,9 @@ TEST(Thermostats, BadRampsAreRefusedWithAClearMessage) {
     try {
       test::registry().make_modifier(
           type,
-          test::params_for(PluginKind::Modifier, type,
-                           "temperature = 1.0\ntemperature_end = 0.5\nramp_start = 2\nramp_end = 1"),
+          test::params_for(
+              PluginKind::Modifier, type,
+              "temperature = 1.0\ntemperature_end = 0.5\nramp_start = 2\nramp_end = 1"),
           run);
       ADD_FAILURE() << type << ": a ramp ending before it starts was accepted";
     } catch (const Error& e) {

@@ -27,10 +27,9 @@ using Result = conformance::Forces;
 Result forces(const HostParticles& in, const std::string& law, const std::string& law_params,
               const std::string& scheme, const std::string& scheme_params, Precision prec,
               Backend backend = Backend::Cpu) {
-  return conformance::evaluate(test::registry(), law,
-                               test::params_for(PluginKind::Potential, law, law_params), in, Box{},
-                               prec, backend, scheme,
-                               test::params_for(PluginKind::Scheme, scheme, scheme_params));
+  return conformance::evaluate(
+      test::registry(), law, test::params_for(PluginKind::Potential, law, law_params), in, Box{},
+      prec, backend, scheme, test::params_for(PluginKind::Scheme, scheme, scheme_params));
 }
 
 using tree_systems::disk2d;
@@ -384,10 +383,10 @@ TEST(Tree, CudaShortRangeLawsMatchCpu) {
   load_sticky();
   for (const ShortCase& c : kShortCases) {
     const HostParticles hp = short_case_system(c);
-    const Result c_ = forces(hp, c.law, c.params, "tree", tree_params(0.5, true),
-                             Precision::Double, Backend::Cpu);
-    const Result g = forces(hp, c.law, c.params, "tree", tree_params(0.5, true),
-                            Precision::Double, Backend::Cuda);
+    const Result c_ = forces(hp, c.law, c.params, "tree", tree_params(0.5, true), Precision::Double,
+                             Backend::Cpu);
+    const Result g = forces(hp, c.law, c.params, "tree", tree_params(0.5, true), Precision::Double,
+                            Backend::Cuda);
     EXPECT_LT(errors(g.hp, c_.hp).max, 1e-10) << c.law << " " << c.dim << "D";
     EXPECT_NEAR(g.r.potential, c_.r.potential, 1e-11 * std::fabs(c_.r.potential));
     EXPECT_NEAR(g.r.virial, c_.r.virial, 1e-11 * std::fabs(c_.r.virial));
@@ -395,8 +394,7 @@ TEST(Tree, CudaShortRangeLawsMatchCpu) {
     const Result ref = forces(hp, c.law, c.params, "all_pairs", "", Precision::Double);
     const Result f = forces(hp, c.law, c.params, "tree", tree_params(0.5, true), Precision::Float,
                             Backend::Cuda);
-    const Result fp =
-        forces(hp, c.law, c.params, "all_pairs", "", Precision::Float, Backend::Cuda);
+    const Result fp = forces(hp, c.law, c.params, "all_pairs", "", Precision::Float, Backend::Cuda);
     const double rounding = errors(fp.hp, ref.hp).rms;
     EXPECT_LT(errors(f.hp, ref.hp).rms, c.rms_bound + 2 * rounding) << c.law << " float";
   }

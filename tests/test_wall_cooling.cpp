@@ -151,12 +151,12 @@ void check_cooling(const std::string& mode, double e) {
   EXPECT_NEAR(b.m3 / (s * s * s), 2 * c, 4 * 3.5 / std::sqrt(M)) << mode;
   EXPECT_GT(kL / (e * b.time), 4.4 * s) << mode;
 
-  std::printf("  %s, e = %.2f, t = %.1f: %llu bounces (kinetic theory %.0f +- %.0f), energy "
-              "removed %.2f = %.1f%% of K0 (theory %.2f +- %.2f); per bounce %.4f (theory "
-              "(1 - e^2) T = %.4f)\n",
-              mode.c_str(), e, b.time, static_cast<unsigned long long>(b.count), C, sd_C,
-              b.K0 - b.K, 100 * (b.K0 - b.K) / b.K0, E, sd_E, (b.K0 - b.K) / double(b.count),
-              q * b.s2);
+  std::printf(
+      "  %s, e = %.2f, t = %.1f: %llu bounces (kinetic theory %.0f +- %.0f), energy "
+      "removed %.2f = %.1f%% of K0 (theory %.2f +- %.2f); per bounce %.4f (theory "
+      "(1 - e^2) T = %.4f)\n",
+      mode.c_str(), e, b.time, static_cast<unsigned long long>(b.count), C, sd_C, b.K0 - b.K,
+      100 * (b.K0 - b.K) / b.K0, E, sd_E, (b.K0 - b.K) / double(b.count), q * b.s2);
   EXPECT_NEAR(double(b.count), C, 4 * sd_C) << mode;
   EXPECT_NEAR(b.K0 - b.K, E, 4 * sd_E) << mode;
 }

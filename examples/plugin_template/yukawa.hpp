@@ -40,7 +40,9 @@ struct Yukawa {
     Real A, kappa, rcut2;  // rcut2: the squared cut-off; the traversals skip pairs beyond it
     Real uc;               // U at the cut-off (0 without the shift), computed once in double
     explicit Evaluator(const Params& p)
-        : A(Real(p.A)), kappa(Real(p.kappa)), rcut2(Real(p.rcut * p.rcut)),
+        : A(Real(p.A)),
+          kappa(Real(p.kappa)),
+          rcut2(Real(p.rcut * p.rcut)),
           uc(p.shift ? Real(p.A * std::exp(-p.kappa * p.rcut) / p.rcut) : Real(0)) {}
 
     PARDYN_HD void pair(Real r2, Real /*mi*/, Real /*mj*/, int /*ti*/, int /*tj*/, Real& fdivr,

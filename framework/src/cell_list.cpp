@@ -71,10 +71,8 @@ void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, cons
   for (int d = 0; d < dim; ++d) {
     cl.cells[d] = int(cells[d]);
     cl.ncells *= std::size_t(cl.cells[d]);
-    if (cl.periodic[d])
-      cl.width[d] = extent[d] / cells[d];
-    else
-      cl.width[d] = std::max(extent[d] / cells[d], weff);
+    if (cl.periodic[d]) cl.width[d] = extent[d] / cells[d];
+    else cl.width[d] = std::max(extent[d] / cells[d], weff);
   }
   for (int d = 0; d < 3; ++d) cl.inv_width[d] = 1.0 / cl.width[d];
   cl.dim = dim;
@@ -105,22 +103,20 @@ inline std::uint32_t near8(const Real* const* xs, const Real* xi, const Periodic
       dx = _mm256_fnmadd_ps(_mm256_set1_ps(img.L[d]), k, dx);
       r2 = _mm256_fmadd_ps(dx, dx, r2);
     }
-    return std::uint32_t(
-        _mm256_movemask_ps(_mm256_cmp_ps(r2, _mm256_set1_ps(range2), _CMP_LT_OQ)));
+    return std::uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(r2, _mm256_set1_ps(range2), _CMP_LT_OQ)));
   } else {
     std::uint32_t bits = 0;
     for (int h = 0; h < 2; ++h) {
       __m256d r2 = _mm256_setzero_pd();
       for (int d = 0; d < Dim; ++d) {
         __m256d dx = _mm256_sub_pd(_mm256_set1_pd(xi[d]), _mm256_loadu_pd(xs[d] + jb + 4 * h));
-        const __m256d k =
-            _mm256_round_pd(_mm256_mul_pd(dx, _mm256_set1_pd(img.invL[d])), kRound);
+        const __m256d k = _mm256_round_pd(_mm256_mul_pd(dx, _mm256_set1_pd(img.invL[d])), kRound);
         dx = _mm256_fnmadd_pd(_mm256_set1_pd(img.L[d]), k, dx);
         r2 = _mm256_fmadd_pd(dx, dx, r2);
       }
-      bits |= std::uint32_t(_mm256_movemask_pd(
-                  _mm256_cmp_pd(r2, _mm256_set1_pd(range2), _CMP_LT_OQ)))
-              << (4 * h);
+      bits |=
+          std::uint32_t(_mm256_movemask_pd(_mm256_cmp_pd(r2, _mm256_set1_pd(range2), _CMP_LT_OQ)))
+          << (4 * h);
     }
     return bits;
   }
@@ -149,7 +145,7 @@ inline int slice_of(Real within, int sub) {
 
 template <class Real, int Dim>
 class CpuCells {
-public:
+ public:
   using Rec = CellParticle<Real>;
 
   bool update(const ParticleStore& s, const Box& box, const CellPlan& plan, CellList& cl) {
@@ -163,7 +159,7 @@ public:
     return rebuild;
   }
 
-private:
+ private:
   // Copies positions and masses of the store into sorted order; returns the largest squared
   // displacement since the last build when `check` (else 0).
   double gather(const ParticleView<Real, Dim>& p, const Box& box, bool check) {
@@ -258,7 +254,8 @@ private:
     pos_.resize(n);
     ref_.resize(n);
     for (std::size_t k = 0; k < n; ++k) type_[k] = p.type[order_[k]];
-    one_type_ = std::all_of(type_.begin(), type_.end(), [&](std::int32_t t) { return t == type_[0]; });
+    one_type_ =
+        std::all_of(type_.begin(), type_.end(), [&](std::int32_t t) { return t == type_[0]; });
     gather(p, box, false);
     std::copy(pos_.begin(), pos_.end(), ref_.begin());
     ++builds_;
@@ -323,7 +320,8 @@ private:
         };
         for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
           for (int a1 = lo[1]; a1 <= hi[1]; ++a1) {
-            const int w1 = Dim > 1 ? cl.wrap_cell(a1, 1) : 0, w2 = Dim > 2 ? cl.wrap_cell(a2, 2) : 0;
+            const int w1 = Dim > 1 ? cl.wrap_cell(a1, 1) : 0,
+                      w2 = Dim > 2 ? cl.wrap_cell(a2, 2) : 0;
             const std::size_t base = cl.cell_index(0, w1, w2) * std::size_t(sub);
             const int xlo = cf - sub, xhi = cf + sub;
             if (whole_row) {
@@ -366,8 +364,8 @@ private:
       sums.finish(ref, mom_[std::size_t(c)], quad ? quad + NQ * std::size_t(c) : nullptr);
     }
     for (int l = 1; l < cl.levels; ++l) {
-      const std::int64_t n = std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] *
-                             cl.level_cells[l][2];
+      const std::int64_t n =
+          std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
 #pragma omp parallel for schedule(static) if (n > 256)
       for (std::int64_t c = 0; c < n; ++c)
         coarsen_cell<Real, Dim>(cl, l, std::size_t(c), mom_.data(), quad);
@@ -419,7 +417,7 @@ private:
 };
 
 class CpuEngine final : public CellEngine {
-public:
+ public:
   bool update(const ParticleStore& s, const Box& box, const CellPlan& plan, CellList& cl) override {
     if (s.dim() == 2) {
       if (s.precision() == Precision::Float) return f2_.update(s, box, plan, cl);
@@ -429,7 +427,7 @@ public:
     return d3_.update(s, box, plan, cl);
   }
 
-private:
+ private:
   CpuCells<float, 2> f2_;
   CpuCells<double, 2> d2_;
   CpuCells<float, 3> f3_;

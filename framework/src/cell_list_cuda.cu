@@ -27,7 +27,7 @@ inline unsigned blocks_for(std::size_t n) {
 // A device array that grows (never shrinks) and frees itself.
 template <class T>
 class DeviceArray {
-public:
+ public:
   DeviceArray() = default;
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
@@ -57,7 +57,7 @@ public:
     return ptr_;
   }
 
-private:
+ private:
   T* ptr_ = nullptr;
   std::size_t cap_ = 0;
 };
@@ -199,7 +199,8 @@ __global__ void cell_moments(CellList g, CellMoment<Real>* mom, Real* quad) {
   double ref[3];
   level_cell_centre<Dim>(g, 0, i, ref);
   CellSums<Dim> s;
-  for (std::uint32_t k = g.cell_start[c] + lane; k < g.cell_end[c]; k += 32) s.add_particle(pos[k], ref);
+  for (std::uint32_t k = g.cell_start[c] + lane; k < g.cell_end[c]; k += 32)
+    s.add_particle(pos[k], ref);
   for (int o = 16; o > 0; o /= 2) {
     s.m += __shfl_xor_sync(0xffffffffu, s.m, o);
     for (int d = 0; d < Dim; ++d) s.mx[d] += __shfl_xor_sync(0xffffffffu, s.mx[d], o);
@@ -223,7 +224,7 @@ bool any_open(const Box& box, int dim) {
 
 template <class Real, int Dim>
 class CudaCells {
-public:
+ public:
   using Rec = CellParticle<Real>;
 
   bool update(const ParticleStore& s, const Box& box, const CellPlan& plan, CellList& cl) {
@@ -253,15 +254,16 @@ public:
       constexpr int NQ = kQuadTerms<Dim>;
       plan_pyramid(cl, plan.rings);
       mom_.reserve(cl.pyramid_cells, "cell pyramid moments");
-      Real* quad = plan.quadrupole ? quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles")
-                                   : nullptr;
+      Real* quad = plan.quadrupole
+                       ? quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles")
+                       : nullptr;
       publish(cl, plan);
       const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
       cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
       PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
       for (int l = 1; l < cl.levels; ++l) {
-        const std::size_t nl = std::size_t(cl.level_cells[l][0]) * cl.level_cells[l][1] *
-                               cl.level_cells[l][2];
+        const std::size_t nl =
+            std::size_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
         cell_coarsen<Real, Dim><<<blocks_for(nl), kThreads>>>(cl, l, nl, mom_.get(), quad);
         PARDYN_CUDA_CHECK_LAUNCH("cell_coarsen");
       }
@@ -270,7 +272,7 @@ public:
     return rebuild;
   }
 
-private:
+ private:
   void build(const ParticleView<Real, Dim>& p, const Box& box, const CellPlan& plan, CellList& cl) {
     const std::size_t n = p.n;
     n_ = n;
@@ -397,7 +399,7 @@ private:
 };
 
 class CudaEngine final : public CellEngine {
-public:
+ public:
   bool update(const ParticleStore& s, const Box& box, const CellPlan& plan, CellList& cl) override {
     if (s.dim() == 2) {
       if (s.precision() == Precision::Float) return get(f2_).update(s, box, plan, cl);
@@ -407,7 +409,7 @@ public:
     return get(d3_).update(s, box, plan, cl);
   }
 
-private:
+ private:
   template <class T>
   static T& get(std::unique_ptr<T>& p) {
     if (!p) p = std::make_unique<T>();

@@ -22,8 +22,8 @@ struct CellPlan {
   double target_cells = 0;  // far zones without cell_size: cells wanted
   double floor_width = 0;   // far zones without cell_size: the smallest cell edge
   int near = 1;
-  int rings = 2;            // far zones: the pyramid's rings (CellList::rings)
-  bool quadrupole = true;   // far zones: cells' second moments too
+  int rings = 2;           // far zones: the pyramid's rings (CellList::rings)
+  bool quadrupole = true;  // far zones: cells' second moments too
   std::size_t max_cells = 0;
 };
 
@@ -36,7 +36,7 @@ void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, cons
                const double* bmax);
 
 class CellEngine {
-public:
+ public:
   virtual ~CellEngine() = default;
   // Refreshes the sorted positions; rebuilds when plan.force or a particle moved too far. Returns
   // whether it rebuilt.

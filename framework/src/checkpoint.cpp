@@ -37,7 +37,7 @@ void quiet_hdf5() {
 
 // An HDF5 identifier closed on scope exit.
 class Id {
-public:
+ public:
   Id() = default;
   Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
   Id(const Id&) = delete;
@@ -58,7 +58,7 @@ public:
   operator hid_t() const { return id_; }
   bool ok() const { return id_ >= 0; }
 
-private:
+ private:
   hid_t id_ = -1;
   herr_t (*close_)(hid_t) = nullptr;
 };
@@ -66,7 +66,7 @@ private:
 // ---------------------------------------------------------------------------------------------------
 // Writing.
 class Writer {
-public:
+ public:
   explicit Writer(std::string path) : path_(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -143,7 +143,7 @@ public:
     dataset(loc, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, dims, f.data());
   }
 
-private:
+ private:
   std::string path_;
 };
 
@@ -208,7 +208,7 @@ void fsync_dir(const std::string& dir) {
 // ---------------------------------------------------------------------------------------------------
 // Reading.
 class Reader {
-public:
+ public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -323,7 +323,8 @@ public:
       std::string want, have;
       for (auto v : dims) want += (want.empty() ? "" : " x ") + std::to_string(v);
       for (auto v : got) have += (have.empty() ? "" : " x ") + std::to_string(v);
-      fail("dataset '" + name + "' has shape " + (have.empty() ? "()" : have) + ", expected " + want);
+      fail("dataset '" + name + "' has shape " + (have.empty() ? "()" : have) + ", expected " +
+           want);
     }
     if (H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
       fail("cannot read dataset '" + name + "'");
@@ -364,7 +365,7 @@ public:
     return names;
   }
 
-private:
+ private:
   std::string path_;
 };
 
@@ -414,7 +415,8 @@ std::uint64_t header_number(const std::map<std::string, std::string>& h, const s
   if (it == h.end())
     throw Error("checkpoint " + path + ": its header lacks '" + key + "' (damaged)");
   const std::string& v = it->second;
-  if (v.empty() || v.size() > 20) throw Error("checkpoint " + path + ": bad '" + key + "' in its header");
+  if (v.empty() || v.size() > 20)
+    throw Error("checkpoint " + path + ": bad '" + key + "' in its header");
   std::size_t pos = 0;
   std::uint64_t x = 0;
   try {
@@ -492,7 +494,8 @@ void write(const std::string& path, const Data& d) {
         std::vector<std::int32_t> image(n * std::size_t(dim), 0);
         for (int c = 0; c < dim; ++c)
           if (p.image[c].size() == n)
-            for (std::size_t i = 0; i < n; ++i) image[i * std::size_t(dim) + std::size_t(c)] = p.image[c][i];
+            for (std::size_t i = 0; i < n; ++i)
+              image[i * std::size_t(dim) + std::size_t(c)] = p.image[c][i];
         w.dataset(all, "image", H5T_STD_I32LE, H5T_NATIVE_INT32, {hsize_t(n), hsize_t(dim)},
                   image.data());
       }
@@ -550,8 +553,8 @@ void write(const std::string& path, const Data& d) {
                   "%sformat %d\nbytes %zu\ncrc32 %08x\nstep %llu\npardyn %s\n"
                   "An HDF5 file (H5MD layout) after this %zu-byte user block: h5dump, h5py and "
                   "h5ls read it. docs/checkpoints.md describes it.\n",
-                  kMagic, d.format, size, crc, (unsigned long long)d.step,
-                  d.pardyn_version.c_str(), kUserBlock);
+                  kMagic, d.format, size, crc, (unsigned long long)d.step, d.pardyn_version.c_str(),
+                  kUserBlock);
     if (std::fseek(fp, 0, SEEK_SET) != 0 || std::fwrite(head, 1, kUserBlock, fp) != kUserBlock ||
         std::fflush(fp) != 0 || ::fsync(::fileno(fp)) != 0)
       throw Error("checkpoint: cannot write the header of " + tmp + ": " + std::strerror(errno) +
@@ -684,7 +687,8 @@ Data read(const std::string& path) {
   // Image counts (checkpoints written before they were kept have none: zero, as at the start).
   if (r.exists(all, "image")) {
     std::vector<std::int32_t> image(std::size_t(n) * std::size_t(d.dim));
-    r.dataset(all, "image", {hsize_t(n), hsize_t(d.dim)}, H5T_NATIVE_INT32, H5T_INTEGER, image.data());
+    r.dataset(all, "image", {hsize_t(n), hsize_t(d.dim)}, H5T_NATIVE_INT32, H5T_INTEGER,
+              image.data());
     for (int c = 0; c < d.dim; ++c)
       for (std::size_t i = 0; i < std::size_t(n); ++i)
         p.image[c][i] = image[i * std::size_t(d.dim) + std::size_t(c)];
@@ -699,7 +703,8 @@ Data read(const std::string& path) {
   Id mods = r.group(g, "modifiers");
   const std::int64_t count = r.integer(mods, "count");
   if (count < 0 || count > 1024) r.fail("modifiers count " + std::to_string(count));
-  for (std::int64_t k = 0; k < count; ++k) d.modifiers.push_back(read_state(r, mods, std::to_string(k), d));
+  for (std::int64_t k = 0; k < count; ++k)
+    d.modifiers.push_back(read_state(r, mods, std::to_string(k), d));
   Id schemes = r.group(g, "schemes");
   const std::int64_t nschemes = r.integer(schemes, "count");
   if (nschemes < 0 || nschemes > 1024) r.fail("schemes count " + std::to_string(nschemes));
@@ -735,8 +740,7 @@ std::string run_folder(const std::string& dir) {
 std::string find(const std::string& where, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (where.empty()) throw Error("--resume needs a checkpoint file or a run's output folder");
-  if (!fs::exists(where, ec))
-    throw Error("--resume " + where + ": no such file or folder");
+  if (!fs::exists(where, ec)) throw Error("--resume " + where + ": no such file or folder");
   if (!fs::is_directory(where, ec)) {
     verify(where);
     return where;

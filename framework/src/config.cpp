@@ -59,7 +59,7 @@ std::string quoted_list(const std::vector<std::string>& v) {
 
 // Collects every error of a scenario so that the user sees all of them at once.
 class Diagnostics {
-public:
+ public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
   void error(const toml::source_region& where, const std::string& msg) {
     const toml::source_region& w = where.begin.line > 0 || !fallback_ ? where : *fallback_;
@@ -81,7 +81,8 @@ public:
   std::string location(const toml::source_region& where) const {
     if (from_override(where)) return *where.path;
     if (where.begin.line == 0) return file_;
-    return file_ + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+    return file_ + ":" + std::to_string(where.begin.line) + ":" +
+           std::to_string(where.begin.column);
   }
   // Where a value without a place of its own (one the checker made from the file's value, such as a
   // boundary string turned into a list) is reported: the place of the value it was made from.
@@ -89,15 +90,16 @@ public:
   bool ok() const { return errors_.empty(); }
   void throw_if_any() const {
     if (errors_.empty()) return;
-    std::string msg = errors_.size() == 1 ? "invalid scenario:\n"
-                                          : std::to_string(errors_.size()) + " errors in scenario:\n";
+    std::string msg = errors_.size() == 1
+                          ? "invalid scenario:\n"
+                          : std::to_string(errors_.size()) + " errors in scenario:\n";
     for (const auto& e : errors_) msg += "  " + e + "\n";
     msg.pop_back();
     throw ScenarioError(msg, problems_);
   }
   const std::string& file() const { return file_; }
 
-private:
+ private:
   // Values given with --set carry the argument as their source path (apply_override).
   static bool from_override(const toml::source_region& w) {
     return w.path && w.path->rfind("--set ", 0) == 0;
@@ -118,12 +120,9 @@ std::string unknown_key_message(const std::string& key, const std::string& secti
                                 const std::vector<std::string>& valid) {
   std::string msg = "unknown key '" + key + "' in " + section;
   std::string near = nearest(key, valid);
-  if (!near.empty())
-    msg += "; did you mean '" + near + "'?";
-  else if (!valid.empty())
-    msg += "; valid keys: " + join(valid);
-  else
-    msg += "; this section takes no keys";
+  if (!near.empty()) msg += "; did you mean '" + near + "'?";
+  else if (!valid.empty()) msg += "; valid keys: " + join(valid);
+  else msg += "; this section takes no keys";
   return msg;
 }
 
@@ -154,10 +153,11 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
              Diagnostics& diag, ParamValue& out) {
   const std::string what = "'" + spec.name + "' in " + section;
   auto bad_type = [&](const std::string& got) {
-    diag.error(node.source(), what + " must be " + std::string(to_string(spec.type)) +
-                                  (spec.type == ParamType::Choice ? " (one of " + quoted_list(spec.choices) + ")"
-                                                                  : "") +
-                                  ", not " + got);
+    diag.error(
+        node.source(),
+        what + " must be " + std::string(to_string(spec.type)) +
+            (spec.type == ParamType::Choice ? " (one of " + quoted_list(spec.choices) + ")" : "") +
+            ", not " + got);
     return false;
   };
   auto type_name = [](const toml::node& n) -> std::string {
@@ -181,8 +181,9 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
     std::ostringstream o;
     if (auto i = n.as_integer()) o << i->get();  // exactly as written, not rounded to a double
     else o << v;
-    diag.error(n.source(), what + " is " + o.str() + "; it must be " + range_text(spec) +
-                               (spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")"));
+    diag.error(n.source(),
+               what + " is " + o.str() + "; it must be " + range_text(spec) +
+                   (spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")"));
     return false;
   };
   auto check_len = [&](std::size_t len) {
@@ -191,7 +192,8 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
                              ? std::to_string(spec.list_min)
                              : std::to_string(spec.list_min) + " to " +
                                    (spec.list_max ? std::to_string(spec.list_max) : "any");
-      diag.error(node.source(), what + " has " + std::to_string(len) + " elements; it needs " + want);
+      diag.error(node.source(),
+                 what + " has " + std::to_string(len) + " elements; it needs " + want);
       return false;
     }
     return true;
@@ -218,7 +220,8 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
             return false;
           }
           if (std::floor(f->get()) == f->get()) {
-            diag.error(node.source(), what + " must be an integer: write it without a decimal point");
+            diag.error(node.source(),
+                       what + " must be an integer: write it without a decimal point");
             return false;
           }
         }
@@ -246,7 +249,8 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
       const auto& c = spec.choices;
       if (std::find(c.begin(), c.end(), s->get()) == c.end()) {
         std::string near = nearest(s->get(), c);
-        diag.error(node.source(), what + " is \"" + s->get() + "\"; allowed values: " + quoted_list(c) +
+        diag.error(node.source(), what + " is \"" + s->get() +
+                                      "\"; allowed values: " + quoted_list(c) +
                                       (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
         return false;
       }
@@ -336,11 +340,10 @@ ParamSet check_table(const toml::table& t, const Schema& schema, const std::stri
       if (spec.default_value) ps.set(spec.name, *spec.default_value);
       continue;
     }
-    if (spec.default_value)
-      ps.set(spec.name, *spec.default_value);
+    if (spec.default_value) ps.set(spec.name, *spec.default_value);
     else
-      diag.error(where, "missing required key '" + spec.name + "' in " + section + " (" +
-                                 spec.doc + ")");
+      diag.error(where,
+                 "missing required key '" + spec.name + "' in " + section + " (" + spec.doc + ")");
   }
   return ps;
 }
@@ -413,7 +416,9 @@ void apply_override(toml::table& root, const std::string& arg) {
     }
     if (auto arr = n->as_array()) {
       std::size_t idx = 0;
-      bool indexed = i + 2 < parts.size() && std::all_of(parts[i + 1].begin(), parts[i + 1].end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+      bool indexed =
+          i + 2 < parts.size() && std::all_of(parts[i + 1].begin(), parts[i + 1].end(),
+                                              [](unsigned char c) { return std::isdigit(c) != 0; });
       if (indexed) {
         // Any number of digits: a number past the last block is refused below, not overflowed.
         const std::string& digits = parts[i + 1];
@@ -488,7 +493,8 @@ const Schema& simulation_schema() {
         .real("end_time", 0.0, "time",
               "stop when the simulation time reaches this (0: run `steps` steps)", 0.0)
         .integer("seed", 1, "random seed for the generators and stochastic plugins", 0, 1e18)
-        .string("output", "", "output folder (empty: out/<name>, relative to the current directory)")
+        .string("output", "",
+                "output folder (empty: out/<name>, relative to the current directory)")
         .strings("plugin_paths", std::vector<std::string>{},
                  "extra plugin files or folders (relative to the scenario file)")
         .integer("progress_interval", 0,
@@ -511,8 +517,10 @@ const Schema& simulation_schema() {
 const Schema& box_schema() {
   static const Schema s = [] {
     Schema k;
-    k.reals("lo", std::vector<double>{-1, -1, -1}, "length", "lower corner (dimension entries)", 2, 3)
-        .reals("hi", std::vector<double>{1, 1, 1}, "length", "upper corner (dimension entries)", 2, 3)
+    k.reals("lo", std::vector<double>{-1, -1, -1}, "length", "lower corner (dimension entries)", 2,
+            3)
+        .reals("hi", std::vector<double>{1, 1, 1}, "length", "upper corner (dimension entries)", 2,
+               3)
         .strings("boundary", std::vector<std::string>{"open"},
                  "boundary per axis: one value for all axes or one per axis; \"open\" (no "
                  "boundary), \"periodic\", \"wall\"",
@@ -526,10 +534,11 @@ const Schema& particles_common_schema() {
   static const Schema s = [] {
     Schema k;
     k.integer("type", 0, "particle type given to every particle of this block", 0, 1 << 20)
-        .real("temperature", 0.0, "energy (k_B = 1)",
-              "add Maxwell-Boltzmann velocities at this temperature (0 = none); the thermal part has "
-              "zero net momentum and exactly this temperature",
-              0.0)
+        .real(
+            "temperature", 0.0, "energy (k_B = 1)",
+            "add Maxwell-Boltzmann velocities at this temperature (0 = none); the thermal part has "
+            "zero net momentum and exactly this temperature",
+            0.0)
         .choice("velocity_distribution", "gaussian", {"gaussian", "uniform"},
                 "how the thermal velocities are drawn before they are set to the temperature: "
                 "\"gaussian\" (Maxwell-Boltzmann) or \"uniform\" (each component uniform in a "
@@ -585,14 +594,16 @@ ParamSet sample_params(const Schema& schema, int dim) {
     double x = 1;
     if (p.min) x = std::max(x, *p.min + 1);
     if (p.max) x = std::min(x, *p.max);
-    const std::size_t n = std::max<std::size_t>(p.list_min, std::min<std::size_t>(
-                                                                 std::size_t(dim), p.list_max ? p.list_max : dim));
+    const std::size_t n = std::max<std::size_t>(
+        p.list_min, std::min<std::size_t>(std::size_t(dim), p.list_max ? p.list_max : dim));
     switch (p.type) {
       case ParamType::Float: ps.set(p.name, x); break;
       case ParamType::Int: ps.set(p.name, std::int64_t(x)); break;
       case ParamType::Bool: ps.set(p.name, false); break;
       case ParamType::String: ps.set(p.name, std::string()); break;
-      case ParamType::Choice: ps.set(p.name, p.choices.empty() ? std::string() : p.choices[0]); break;
+      case ParamType::Choice:
+        ps.set(p.name, p.choices.empty() ? std::string() : p.choices[0]);
+        break;
       case ParamType::FloatList: ps.set(p.name, std::vector<double>(n, x)); break;
       case ParamType::IntList: ps.set(p.name, std::vector<std::int64_t>(n, std::int64_t(x))); break;
       case ParamType::StringList: ps.set(p.name, std::vector<std::string>{}); break;
@@ -631,8 +642,8 @@ std::vector<SchemeSupport> scheme_support(const Registry& registry, const Factor
         if (!sup.accepted) {
           sup.reason = pot->unsupported_reason(kind);
           if (sup.reason.empty())
-            sup.reason = std::string("the law does not support the ") + to_string(kind) +
-                         " neighbourhood";
+            sup.reason =
+                std::string("the law does not support the ") + to_string(kind) + " neighbourhood";
         }
       } catch (const Error& e) {
         sup.reason = std::string("cannot tell without parameters (") + e.what() + ")";
@@ -691,7 +702,7 @@ void choose_schemes(Scenario& sc, const Registry& registry) {
     } else if (n < 3000 || n > 12000) {
       type = "cell_list";
     }
-    if (!pot->supports(type == "tree" ? NeighbourhoodKind::Tree
+    if (!pot->supports(type == "tree"        ? NeighbourhoodKind::Tree
                        : type == "cell_list" ? NeighbourhoodKind::CellList
                                              : NeighbourhoodKind::AllPairs))
       continue;
@@ -723,10 +734,12 @@ void energy_notes(Scenario& sc, const Registry& registry) {
     if (std::string why = pot->energy_note(); !why.empty()) causes.push_back(why);
   }
   if (causes.empty()) return;
-  sc.notes.push_back("dE/E0 (thermo.csv: relative_drift) is (E - E0)/|E0|: here it is mostly the "
-                     "energy that " + join(causes, " and ") +
-                     " took out or put in, not an integration error; follow the temperature "
-                     "instead (docs/user-guide.md)");
+  sc.notes.push_back(
+      "dE/E0 (thermo.csv: relative_drift) is (E - E0)/|E0|: here it is mostly the "
+      "energy that " +
+      join(causes, " and ") +
+      " took out or put in, not an integration error; follow the temperature "
+      "instead (docs/user-guide.md)");
 }
 
 // What a plugin section is: the kind of plugin, the section's name in messages, the type when none
@@ -750,7 +763,8 @@ toml::table parse_scenario_toml(const std::string& text, const std::string& path
     const auto& b = e.source().begin;
     std::string why(e.description());
     // toml++ says only that it "could not be interpreted": 1e400 is beyond a double.
-    if (why.find("floating-point") != std::string::npos && why.find("interpreted") != std::string::npos)
+    if (why.find("floating-point") != std::string::npos &&
+        why.find("interpreted") != std::string::npos)
       why += " (a float must lie within the range of a double, about 1.8e308 in magnitude)";
     throw ScenarioError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
                             ": TOML syntax error: " + why,
@@ -791,7 +805,7 @@ struct ScenarioReader {
 
 // Every top-level key is a known section, written as a table or an array of tables as it must be.
 void ScenarioReader::check_sections() {
-  const std::vector<std::string> sections = {"simulation", "box", "particles", "potential",
+  const std::vector<std::string> sections = {"simulation", "box",      "particles", "potential",
                                              "integrator", "modifier", "output"};
   const std::set<std::string> array_sections = {"particles", "potential", "modifier", "output"};
   for (auto&& [key, node] : root) {
@@ -834,7 +848,8 @@ ParamSet ScenarioReader::read_simulation() {
   const std::size_t refused_before = registry.refused().size();
   for (const auto& p : sim.strings("plugin_paths")) {
     fs::path pp(p);
-    plugin_paths.push_back((pp.is_absolute() ? pp : fs::path(sc.dir) / pp).lexically_normal().string());
+    plugin_paths.push_back(
+        (pp.is_absolute() ? pp : fs::path(sc.dir) / pp).lexically_normal().string());
     registry.load_path(plugin_paths.back());
   }
   sim.set("plugin_paths", plugin_paths);  // absolute in the resolved file, which lives elsewhere
@@ -842,8 +857,8 @@ ParamSet ScenarioReader::read_simulation() {
   // folder, $PARDYN_PLUGIN_PATH) matter only if the scenario asks for something they may provide.
   if (registry.refused().size() > refused_before)
     throw Error(path + ": [simulation] plugin_paths: plugin loading refused " +
-                std::to_string(registry.refused().size() - refused_before) + " file(s):" +
-                registry.refusals_text(refused_before));
+                std::to_string(registry.refused().size() - refused_before) +
+                " file(s):" + registry.refusals_text(refused_before));
   return sim;
 }
 
@@ -869,16 +884,15 @@ void ScenarioReader::read_box() {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<double>> ||
                         std::is_same_v<std::decay_t<decltype(v)>, std::vector<std::string>>)
             return v.size();
-          else
-            return 0;
+          else return 0;
         },
         b.values().at(key));
     if (len != n && !(allow_one && len == 1)) {
       const toml::node* nd = bt.get(key);
       diag.error(nd ? nd->source() : bt.source(),
-                 std::string("'") + key + "' in [box] has " + std::to_string(len) +
-                     " entries; a " + std::to_string(sc.dim) + "D run needs " +
-                     std::to_string(n) + (allow_one ? " (or 1 for all axes)" : ""));
+                 std::string("'") + key + "' in [box] has " + std::to_string(len) + " entries; a " +
+                     std::to_string(sc.dim) + "D run needs " + std::to_string(n) +
+                     (allow_one ? " (or 1 for all axes)" : ""));
     }
   };
   // Defaults are 3D; a 2D run takes their first two entries when the user gave none.
@@ -892,18 +906,19 @@ void ScenarioReader::read_box() {
     for (int d = 0; d < 3; ++d) {
       sc.box.lo[d] = d < int(lo.size()) ? lo[d] : -1;
       sc.box.hi[d] = d < int(hi.size()) ? hi[d] : 1;
-      const std::string& name = bd.size() == 1 ? bd[0] : bd[std::min<std::size_t>(d, bd.size() - 1)];
+      const std::string& name =
+          bd.size() == 1 ? bd[0] : bd[std::min<std::size_t>(d, bd.size() - 1)];
       if (name == "periodic") sc.box.boundary[d] = Boundary::Periodic;
       else if (name == "wall") sc.box.boundary[d] = Boundary::Wall;
       else if (name == "open") sc.box.boundary[d] = Boundary::Open;
       else
-        diag.error(bt.get("boundary") ? bt.get("boundary")->source() : bt.source(),
-                   "boundary \"" + name +
-                       "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
+        diag.error(
+            bt.get("boundary") ? bt.get("boundary")->source() : bt.source(),
+            "boundary \"" + name + "\" in [box]: allowed values: \"open\", \"periodic\", \"wall\"");
       if (d < sc.dim && !(sc.box.hi[d] > sc.box.lo[d]))
-        diag.error(bt.get("hi") ? bt.get("hi")->source() : bt.source(),
-                   "[box] hi must be greater than lo on every axis (axis " +
-                                    std::to_string(d) + ")");
+        diag.error(
+            bt.get("hi") ? bt.get("hi")->source() : bt.source(),
+            "[box] hi must be greater than lo on every axis (axis " + std::to_string(d) + ")");
     }
   }
   diag.set_fallback(nullptr);
@@ -922,12 +937,14 @@ const FactoryInfo* ScenarioReader::plugin_section(const toml::table& t, const Se
   if (tn) {
     if (auto s = tn->as_string()) type = s->get();
     else {
-      diag.error(tn->source(), "'" + std::string(type_key) + "' in " + label + " must be a string naming a " + to_string(kind) + " plugin");
+      diag.error(tn->source(), "'" + std::string(type_key) + "' in " + label +
+                                   " must be a string naming a " + to_string(kind) + " plugin");
       return nullptr;
     }
   } else if (type.empty()) {
     std::vector<std::string> names = registry.names(kind);
-    diag.error(where, label + " needs " + type_key + " = \"...\"; available: " + quoted_list(names));
+    diag.error(where,
+               label + " needs " + type_key + " = \"...\"; available: " + quoted_list(names));
     return nullptr;
   }
   const FactoryInfo* info = registry.find(kind, type);
@@ -936,23 +953,22 @@ const FactoryInfo* ScenarioReader::plugin_section(const toml::table& t, const Se
     std::string near = nearest(type, names);
     diag.error(tn ? tn->source() : where,
                "no " + std::string(to_string(kind)) + " plugin named \"" + type + "\"" +
-                   (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
-                   " (available: " + quoted_list(names) + "; `pardyn plugins` lists them)" +
-                   registry.refused_hint());
+                   (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (available: " +
+                   quoted_list(names) + "; `pardyn plugins` lists them)" + registry.refused_hint());
     return nullptr;
   }
   if (const RefusedPlugin* r = registry.refused_provider(kind, type))
-    diag.error(tn ? tn->source() : where,
-               std::string(to_string(kind)) + " \"" + type + "\" is provided by " + info->library +
-                   " and by " + r->path + ", which was refused: " + r->reason);
+    diag.error(tn ? tn->source() : where, std::string(to_string(kind)) + " \"" + type +
+                                              "\" is provided by " + info->library + " and by " +
+                                              r->path + ", which was refused: " + r->reason);
   if (!(info->dims & dim_bit(sc.dim)))
-    diag.error(tn ? tn->source() : where,
-               std::string(to_string(kind)) + " \"" + type + "\" does not support " +
-                   std::to_string(sc.dim) + "D runs");
+    diag.error(tn ? tn->source() : where, std::string(to_string(kind)) + " \"" + type +
+                                              "\" does not support " + std::to_string(sc.dim) +
+                                              "D runs");
   if (!(info->precisions & precision_bit(sc.precision)))
     diag.error(tn ? tn->source() : where, std::string(to_string(kind)) + " \"" + type +
-                                                   "\" does not support precision " +
-                                                   to_string(sc.precision));
+                                              "\" does not support precision " +
+                                              to_string(sc.precision));
   Schema schema = info->schema;
   if (rule.extra_schema) schema.merge(*rule.extra_schema);
   std::set<std::string> skip = rule.extra;
@@ -969,8 +985,9 @@ void ScenarioReader::read_particles() {
   for (const toml::table* t : tables_of("particles")) {
     ParticleBlock pb;
     const std::string label = "[[particles]] #" + std::to_string(++block);
-    if (plugin_section(*t, {PluginKind::Generator, label, "", {}, &particles_common_schema(),
-                            "generator"}, pb) &&
+    if (plugin_section(
+            *t, {PluginKind::Generator, label, "", {}, &particles_common_schema(), "generator"},
+            pb) &&
         diag.ok()) {
       pb.particle_type = int(pb.params.integer("type"));
       pb.temperature = pb.params.real("temperature");
@@ -981,18 +998,19 @@ void ScenarioReader::read_particles() {
         const auto& v = pb.params.reals(key);
         if (!v.empty() && int(v.size()) != sc.dim) {
           const toml::node* nd = t->get(key);
-          diag.error(nd ? nd->source() : t->source(),
-                     std::string("'") + key + "' in " + label + " has " + std::to_string(v.size()) +
-                         " entries; a " + std::to_string(sc.dim) + "D run needs " +
-                         std::to_string(sc.dim));
+          diag.error(nd ? nd->source() : t->source(), std::string("'") + key + "' in " + label +
+                                                          " has " + std::to_string(v.size()) +
+                                                          " entries; a " + std::to_string(sc.dim) +
+                                                          "D run needs " + std::to_string(sc.dim));
         }
       }
     }
     sc.particles.push_back(std::move(pb));
   }
   if (sc.particles.empty())
-    diag.error(root.source(), "the scenario has no particles: add a [[particles]] section, e.g.\n"
-                              "    [[particles]]\n    generator = \"plummer\"\n    count = 1000");
+    diag.error(root.source(),
+               "the scenario has no particles: add a [[particles]] section, e.g.\n"
+               "    [[particles]]\n    generator = \"plummer\"\n    count = 1000");
 }
 
 // [[potential]]
@@ -1017,17 +1035,23 @@ void ScenarioReader::read_potentials() {
                                    " must be a scheme name or a table { type = \"...\", ... }");
     }
     const toml::source_region scheme_src = sn ? sn->source() : t->source();
-    plugin_section(scheme_table,
-                   {PluginKind::Scheme, label + " scheme", "all_pairs", {}, nullptr, "type", &scheme_src},
-                   ps.scheme);
+    plugin_section(
+        scheme_table,
+        {PluginKind::Scheme, label + " scheme", "all_pairs", {}, nullptr, "type", &scheme_src},
+        ps.scheme);
     sc.potentials.push_back(std::move(ps));
   }
 }
 
 // [integrator]
 void ScenarioReader::read_integrator() {
-  if (plugin_section(table_of("integrator"), {PluginKind::Integrator, "[integrator]", "leapfrog", {},
-                                              &integrator_common_schema(), "type"},
+  if (plugin_section(table_of("integrator"),
+                     {PluginKind::Integrator,
+                      "[integrator]",
+                      "leapfrog",
+                      {},
+                      &integrator_common_schema(),
+                      "type"},
                      sc.integrator) &&
       diag.ok()) {
     sc.dt_acceleration = sc.integrator.params.string("dt_control") == "acceleration";
@@ -1052,8 +1076,7 @@ void ScenarioReader::read_outputs() {
   int block = 0;
   for (const toml::table* t : tables_of("output")) {
     PluginSpec o;
-    plugin_section(*t, {PluginKind::Observer, "[[output]] #" + std::to_string(++block), "", {}},
-                   o);
+    plugin_section(*t, {PluginKind::Observer, "[[output]] #" + std::to_string(++block), "", {}}, o);
     sc.outputs.push_back(std::move(o));
   }
   if (!root.contains("output")) {
@@ -1186,9 +1209,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
 namespace {
 // Every key of a TOML table as "a.b" (arrays of tables: "a[i].b") with its value as TOML text.
-void flatten(const toml::table& t, const std::string& prefix, std::map<std::string, std::string>& out) {
+void flatten(const toml::table& t, const std::string& prefix,
+             std::map<std::string, std::string>& out) {
   for (auto&& [k, node] : t) {
-    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    const std::string key =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     if (const auto* sub = node.as_table()) {
       flatten(*sub, key, out);
     } else if (const auto* arr = node.as_array(); arr && arr->is_array_of_tables()) {
@@ -1211,8 +1236,8 @@ std::vector<std::string> scenario_changes(const std::string& before, const std::
   // what it writes, how often it reports, where plugins are found.
   auto free = [](const std::string& k) {
     static const std::set<std::string> keys = {
-        "simulation.steps", "simulation.end_time", "simulation.output", "simulation.name",
-        "simulation.progress_interval", "simulation.plugin_paths"};
+        "simulation.steps", "simulation.end_time",          "simulation.output",
+        "simulation.name",  "simulation.progress_interval", "simulation.plugin_paths"};
     return keys.count(k) > 0 || k.rfind("output[", 0) == 0;
   };
   std::set<std::string> changed;

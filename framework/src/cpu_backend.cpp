@@ -62,7 +62,7 @@ Reductions reduce(const ParticleView<Real, Dim>& p) {
 // 2·dim arrays of n values, one after the other: x_0 .. x_{dim-1}, v_0 .. v_{dim-1}.
 template <class Real>
 class CpuState final : public StateVector {
-public:
+ public:
   CpuState(int dim, std::size_t n) : dim(dim), n(n), data(std::size_t(2 * dim) * n) {}
   Real* comp(int c) const { return const_cast<Real*>(data.data()) + std::size_t(c) * n; }
   int dim;
@@ -79,7 +79,7 @@ struct CpuLoop {
 };
 
 class CpuOps final : public element::ElementOps<CpuLoop, CpuState> {
-public:
+ public:
   std::unique_ptr<StateVector> new_state(const ParticleStore& s) override {
     if (s.precision() == Precision::Float)
       return std::make_unique<CpuState<float>>(s.dim(), s.size());
@@ -128,11 +128,13 @@ BackendHandle make_backend(const std::string& name, std::string& note) {
     const bool built = cuda::built_with_cuda();
     const bool device = built && cuda::device_count() > 0;
     if (want_cuda && !built)
-      throw Error("backend = \"cuda\" was asked for, but this pardyn was built without CUDA "
-                  "(no nvcc was found at build time); use backend = \"cpu\" or rebuild with CUDA");
+      throw Error(
+          "backend = \"cuda\" was asked for, but this pardyn was built without CUDA "
+          "(no nvcc was found at build time); use backend = \"cpu\" or rebuild with CUDA");
     if (want_cuda && !device)
-      throw Error("backend = \"cuda\" but no CUDA device is visible (driver loaded? "
-                  "CUDA_VISIBLE_DEVICES?); use backend = \"cpu\" or \"auto\"");
+      throw Error(
+          "backend = \"cuda\" but no CUDA device is visible (driver loaded? "
+          "CUDA_VISIBLE_DEVICES?); use backend = \"cpu\" or \"auto\"");
     if (device) {
       const cuda::DeviceInfo d = cuda::device_info();
       char mem[32];
@@ -140,9 +142,9 @@ BackendHandle make_backend(const std::string& name, std::string& note) {
       h.backend = Backend::Cuda;
       h.memory = &cuda::device_memory();
       h.ops = cuda::make_ops();
-      h.description = "cuda (GPU " + std::to_string(d.id) + ": " + d.name + ", sm_" + std::to_string(d.cc_major) +
-                      std::to_string(d.cc_minor) + ", " + std::to_string(d.multiprocessors) +
-                      " SMs, " + mem + ")";
+      h.description = "cuda (GPU " + std::to_string(d.id) + ": " + d.name + ", sm_" +
+                      std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
+                      std::to_string(d.multiprocessors) + " SMs, " + mem + ")";
       return h;
     }
     note = built ? "backend \"auto\": no CUDA device is visible, running on the CPU"

@@ -29,12 +29,9 @@ bool entry_runs_on(std::string e, int cc_major, int cc_minor) {
   if (dash != std::string::npos) {
     const std::string kind = e.substr(dash + 1);
     e = e.substr(0, dash);
-    if (kind == "real")
-      virt = false;
-    else if (kind == "virtual")
-      real = false;
-    else
-      return false;
+    if (kind == "real") virt = false;
+    else if (kind == "virtual") real = false;
+    else return false;
   }
   // Optional suffix: 'a' = architecture-specific (runs only on exactly that capability),
   // 'f' = family-specific (same major, minor not above the device's).

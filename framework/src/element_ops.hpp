@@ -125,7 +125,7 @@ const State& as_state(const StateVector& y, std::size_t n) {
 // whose state vectors are State<Real> (members n and `Real* comp(int c) const`, 2·dim arrays of n).
 template <class Loop, template <class> class State>
 class ElementOps : public BackendOps {
-public:
+ public:
   void get_state(const ParticleStore& s, StateVector& y) override {
     visit(s, [&](auto p) {
       using Real = typename decltype(p)::real;
@@ -209,7 +209,7 @@ public:
     });
   }
 
-private:
+ private:
   template <class View>
   using RealOf = typename View::real;
   template <class View>

@@ -21,14 +21,17 @@ void Simulation::redistribute(const std::vector<double>& weights) {
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(K));
   comm_->allgather(&mine, sizeof mine, counts.data());
   // Ranks' blocks in rank order form one sequence; the new blocks cut it by the weights.
-  std::vector<std::uint64_t> old_begin(static_cast<std::size_t>(K) + 1, 0), new_begin(static_cast<std::size_t>(K) + 1, 0);
-  for (int r = 0; r < K; ++r) old_begin[std::size_t(r) + 1] = old_begin[std::size_t(r)] + counts[std::size_t(r)];
+  std::vector<std::uint64_t> old_begin(static_cast<std::size_t>(K) + 1, 0),
+      new_begin(static_cast<std::size_t>(K) + 1, 0);
+  for (int r = 0; r < K; ++r)
+    old_begin[std::size_t(r) + 1] = old_begin[std::size_t(r)] + counts[std::size_t(r)];
   const std::uint64_t n = old_begin[std::size_t(K)];
   double total = 0, acc = 0;
   for (double w : weights) total += w;
   for (int r = 0; r < K; ++r) {
     acc += weights[std::size_t(r)];
-    new_begin[std::size_t(r) + 1] = r == K - 1 ? n : std::uint64_t(std::llround(double(n) * acc / total));
+    new_begin[std::size_t(r) + 1] =
+        r == K - 1 ? n : std::uint64_t(std::llround(double(n) * acc / total));
   }
   const std::size_t rb = parallel::record_bytes(*store_);
   std::vector<char> all_mine;
@@ -86,7 +89,10 @@ bool Simulation::balance_ring() {
   if (hi < 1e-3 || hi < 1.1 * lo) return false;
   redistribute(speed);
   char buf[160];
-  std::snprintf(buf, sizeof buf, "all-pairs ring: blocks resized by measured speed (slowest rank took %.3g s, fastest %.3g s)", hi, lo);
+  std::snprintf(
+      buf, sizeof buf,
+      "all-pairs ring: blocks resized by measured speed (slowest rank took %.3g s, fastest %.3g s)",
+      hi, lo);
   progress_->message(buf);
   return true;
 }

@@ -45,10 +45,8 @@ void print_schema(const Schema& schema) {
     std::cout << "  " << p.name << " (" << to_string(p.type);
     if (!p.unit.empty() && p.unit != "1") std::cout << ", " << p.unit;
     std::cout << ")";
-    if (p.default_value)
-      std::cout << "  default " << format_value(*p.default_value);
-    else
-      std::cout << "  REQUIRED";
+    if (p.default_value) std::cout << "  default " << format_value(*p.default_value);
+    else std::cout << "  REQUIRED";
     if (p.min || p.max) {
       std::cout << "  range";
       if (p.min) std::cout << (p.min_exclusive ? " > " : " >= ") << *p.min;
@@ -130,14 +128,13 @@ int cmd_plugins_doc(Registry& reg) {
     auto list = reg.list(kind);
     if (list.empty()) std::cout << "None yet.\n\n";
     for (const auto* f : list) {
-      std::cout << "### `" << f->name << "`\n\n" << f->summary << ". Dimensions: "
-                << kinds_text(f->dims, "2", "3") << "; precisions: "
-                << kinds_text(f->precisions, "float", "double") << "; backends: "
-                << kinds_text(f->backends, "cpu", "cuda") << ".";
+      std::cout << "### `" << f->name << "`\n\n"
+                << f->summary << ". Dimensions: " << kinds_text(f->dims, "2", "3")
+                << "; precisions: " << kinds_text(f->precisions, "float", "double")
+                << "; backends: " << kinds_text(f->backends, "cpu", "cuda") << ".";
       if (f->kind == PluginKind::Potential)
         std::cout << "\n\nSchemes: " << schemes_text(reg, *f, "`", "; not ") << ".";
-      std::cout << "\n\n```\n"
-                << f->doc << "\n```\n\n";
+      std::cout << "\n\n```\n" << f->doc << "\n```\n\n";
       markdown_schema(f->schema);
     }
   }
@@ -223,17 +220,18 @@ int cmd_checkpoint(const std::string& where) {
   for (const auto& [step, file] : files) {
     try {
       const checkpoint::Data d = checkpoint::read(file);
-      std::printf("%s: intact; step %llu, time %.17g, %zu particles, %dD %s on %s%s, integrator %s, "
-                  "written at the %s (pardyn %s)\n",
-                  file.c_str(), (unsigned long long)d.step, d.time, d.particles.size(), d.dim,
-                  to_string(d.precision), d.backend.c_str(),
-                  d.ranks > 1 ? (", " + std::to_string(d.ranks) + " ranks").c_str() : "",
-                  d.integrator.type.c_str(),
-                  d.reason == "end"       ? "end of the run"
-                  : d.reason == "interrupt" ? "interruption"
-                  : d.reason == "seconds"   ? "wall-clock interval"
-                                            : "step interval",
-                  d.pardyn_version.c_str());
+      std::printf(
+          "%s: intact; step %llu, time %.17g, %zu particles, %dD %s on %s%s, integrator %s, "
+          "written at the %s (pardyn %s)\n",
+          file.c_str(), (unsigned long long)d.step, d.time, d.particles.size(), d.dim,
+          to_string(d.precision), d.backend.c_str(),
+          d.ranks > 1 ? (", " + std::to_string(d.ranks) + " ranks").c_str() : "",
+          d.integrator.type.c_str(),
+          d.reason == "end"         ? "end of the run"
+          : d.reason == "interrupt" ? "interruption"
+          : d.reason == "seconds"   ? "wall-clock interval"
+                                    : "step interval",
+          d.pardyn_version.c_str());
     } catch (const Error& e) {
       ++bad;
       std::printf("%s\n", e.what());
@@ -257,7 +255,8 @@ int cmd_check_plugin(const Registry& reg, const std::string& name, const std::st
   if (!reg.find(PluginKind::Potential, name)) {
     std::string hint = nearest(name, reg.names(PluginKind::Potential));
     std::fprintf(stderr, "pardyn: error: no potential named '%s' is loaded%s%s\n", name.c_str(),
-                 hint.empty() ? "" : "; did you mean ", hint.empty() ? "" : ("'" + hint + "'?").c_str());
+                 hint.empty() ? "" : "; did you mean ",
+                 hint.empty() ? "" : ("'" + hint + "'?").c_str());
     const std::string refused = reg.refused_hint();
     if (!refused.empty()) std::fprintf(stderr, "%s\n", refused.c_str());
     return 1;
@@ -283,14 +282,15 @@ struct CommandLine {
 // The subcommands and their options.
 void define_commands(CLI::App& app, CommandLine& c) {
   c.run = app.add_subcommand("run", "run a scenario (TOML file), or resume one (--resume)");
-  c.run->add_option("file", c.file, "scenario file (with --resume: optional; the checkpoint's own "
-                                "scenario is used without it)");
+  c.run->add_option("file", c.file,
+                    "scenario file (with --resume: optional; the checkpoint's own "
+                    "scenario is used without it)");
   c.run->add_option("--resume", c.resume,
-                  "continue from a checkpoint: its file, or a run's output folder (the newest "
-                  "intact checkpoint there)");
+                    "continue from a checkpoint: its file, or a run's output folder (the newest "
+                    "intact checkpoint there)");
   c.run->add_flag("--resume-changed", c.resume_changed,
-                "with --resume: allow changes that break bit-for-bit continuation (force law, N, "
-                "precision, backend, ranks, ...); the energy-drift reference starts afresh");
+                  "with --resume: allow changes that break bit-for-bit continuation (force law, N, "
+                  "precision, backend, ranks, ...); the energy-drift reference starts afresh");
   c.run->add_option("--set", c.sets, "override a key: section.key=value (repeatable)");
   c.run->add_option("--output,-o", c.output, "output folder (overrides [simulation] output)");
   c.run->add_flag("--quiet,-q", c.quiet, "no progress bar and no thermo lines");
@@ -312,13 +312,16 @@ void define_commands(CLI::App& app, CommandLine& c) {
       "check-plugin",
       "run the conformance checks of a force law (built in, or a plugin in $PARDYN_PLUGIN_PATH or "
       "--plugin-path) and print a pass/fail table");
-  c.check_cmd->add_option("name", c.check_name, "the potential's name (type = \"NAME\")")->required();
+  c.check_cmd->add_option("name", c.check_name, "the potential's name (type = \"NAME\")")
+      ->required();
   c.check_cmd->add_option("--params", c.check_params,
-                        "its parameters, TOML key = value separated by ';' (default: its "
-                        "defaults, or the reference file's)");
-  c.check_cmd->add_option("--reference", c.check_reference,
-                        "analytic values to compare with: CSV r,U,fdivr (format: docs/plugins.md)");
-  c.check_cmd->add_option("--plugin-path", c.check_paths, "a plugin file or folder to load (repeatable)");
+                          "its parameters, TOML key = value separated by ';' (default: its "
+                          "defaults, or the reference file's)");
+  c.check_cmd->add_option(
+      "--reference", c.check_reference,
+      "analytic values to compare with: CSV r,U,fdivr (format: docs/plugins.md)");
+  c.check_cmd->add_option("--plugin-path", c.check_paths,
+                          "a plugin file or folder to load (repeatable)");
   c.check_cmd->add_flag("--no-gpu", c.check_no_gpu, "do not compare with the GPU");
 
   c.version = app.add_subcommand("version", "print version and build information");
@@ -342,7 +345,8 @@ bool check_sets(CommandLine& cl) {
   // the run really wrote to. The value is a TOML string whatever it looks like ("123", "a=b").
   if (!cl.output.empty()) {
     std::string quoted = "\"";
-    for (char c : cl.output) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    for (char c : cl.output)
+      quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
     cl.sets.push_back("simulation.output=" + quoted + "\"");
   }
   return true;
@@ -377,9 +381,8 @@ int cmd_validate(const Scenario& sc, const Registry& registry, const CommandLine
   Simulation checked(sc, registry, check);
   for (const auto& note : sc.notes) std::cout << "note: " << note << "\n";
   std::cout << c.file << ": valid (" << sc.particles.size() << " particle block(s), "
-            << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type
-            << ", " << sc.steps << " steps, " << sc.dim << "D " << to_string(sc.precision)
-            << ")\n";
+            << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type << ", "
+            << sc.steps << " steps, " << sc.dim << "D " << to_string(sc.precision) << ")\n";
   return 0;
 }
 
@@ -403,9 +406,10 @@ int report_interrupted(Simulation& sim, bool root) {
 // The run's summary: on the terminal (unless -q) and in log.txt.
 void print_summary(Simulation& sim) {
   char line[256];
-  std::snprintf(line, sizeof line, "done: %llu steps, %.4g steps/s, %llu force evaluations",
-                (unsigned long long)(sim.steps_done() - std::min(sim.steps_done(), sim.first_step())),
-                sim.steps_per_second(), (unsigned long long)sim.force_evaluations());
+  std::snprintf(
+      line, sizeof line, "done: %llu steps, %.4g steps/s, %llu force evaluations",
+      (unsigned long long)(sim.steps_done() - std::min(sim.steps_done(), sim.first_step())),
+      sim.steps_per_second(), (unsigned long long)sim.force_evaluations());
   sim.say(line);
   // Only what this run wrote (a run without a vtk output has no run.pvd).
   const std::string& dir = sim.output_dir();
@@ -416,10 +420,12 @@ void print_summary(Simulation& sim) {
   if (has("clusters.csv")) sim.say("  clusters.csv droplet-size histogram per analysis");
   if (has("fields.pvd")) sim.say("  fields.pvd   density and temperature grids for ParaView");
   if (has("trajectory.xyz")) sim.say("  trajectory.xyz  extended XYZ frames for OVITO and ASE");
-  if (has("dump.lammpstrj")) sim.say("  dump.lammpstrj  LAMMPS dump frames for OVITO, VMD and LAMMPS");
+  if (has("dump.lammpstrj"))
+    sim.say("  dump.lammpstrj  LAMMPS dump frames for OVITO, VMD and LAMMPS");
   if (has("rdf.csv")) sim.say("  rdf.csv      g(r), averaged (docs/analysis.md)");
   if (has("msd.csv")) sim.say("  msd.csv      mean-square displacement per analysis");
-  if (has("checkpoints")) sim.say("  checkpoints/ the run's state, to resume: pardyn run --resume " + dir);
+  if (has("checkpoints"))
+    sim.say("  checkpoints/ the run's state, to resume: pardyn run --resume " + dir);
   if (has("config.toml")) sim.say("  config.toml  the resolved configuration");
   sim.say("  log.txt      this run's messages, thermo lines and timing");
 }
@@ -542,7 +548,8 @@ int main(int argc, char** argv) {
     registry.load_default();
     if (*cl.check_cmd) {
       for (const auto& path : cl.check_paths) registry.load_path(path);
-      return cmd_check_plugin(registry, cl.check_name, cl.check_params, cl.check_reference, !cl.check_no_gpu);
+      return cmd_check_plugin(registry, cl.check_name, cl.check_params, cl.check_reference,
+                              !cl.check_no_gpu);
     }
     if (*cl.plugins && *cl.doc_cmd) return cmd_plugins_doc(registry);
     if (*cl.plugins) return cmd_plugins(registry, cl.show);

@@ -65,8 +65,8 @@ bool resume_csv(const std::string& path, std::uint64_t step, const std::string& 
       else s = s * 10 + std::uint64_t(line[k] - '0');
     }
     if (!digits || s > step) continue;
-    if (!header.empty() && std::count(line.begin(), line.end(), ',') !=
-                               std::count(header.begin(), header.end(), ','))
+    if (!header.empty() &&
+        std::count(line.begin(), line.end(), ',') != std::count(header.begin(), header.end(), ','))
       continue;
     kept += line + "\n";
   }

@@ -55,7 +55,8 @@ void check_output_files(const std::vector<OutputFiles>& outputs) {
       if (p.is_absolute())
         throw Error(who(o) + " writes " + given +
                     ", an absolute path; every output is written inside the run's output folder: "
-                    "give a name relative to it (e.g. " + p.filename().string() + ")");
+                    "give a name relative to it (e.g. " +
+                    p.filename().string() + ")");
       const fs::path n = p.lexically_normal();
       Claim c{n.string(), {}, folder, &o};
       for (const auto& part : n)
@@ -76,11 +77,10 @@ void check_output_files(const std::vector<OutputFiles>& outputs) {
       const std::size_t k = std::min(a.parts.size(), b.parts.size());
       if (!std::equal(a.parts.begin(), a.parts.begin() + long(k), b.parts.begin())) continue;
       auto shown = [](const Claim& c) { return c.name + (c.folder ? "/" : ""); };
-      const std::string what =
-          a.parts.size() == b.parts.size()
-              ? shown(b) + ", which " + who(*a.by) + " writes too"
-              : shown(b) + ", and " + who(*a.by) + " writes " + shown(a) +
-                    " (the one would lie inside the other)";
+      const std::string what = a.parts.size() == b.parts.size()
+                                   ? shown(b) + ", which " + who(*a.by) + " writes too"
+                                   : shown(b) + ", and " + who(*a.by) + " writes " + shown(a) +
+                                         " (the one would lie inside the other)";
       throw Error(who(*b.by) + " writes " + what +
                   "; every output needs names of its own in the output folder: give one of them "
                   "another file = \"...\", or remove one of the two" +
@@ -103,7 +103,8 @@ void Simulation::lock_output_folder() {
     ::close(fd);
     const std::string pid = got > 0 ? std::string(buf, std::size_t(got)) : "?";
     throw Error("the output folder " + run_.output_dir + " is in use by another pardyn run (pid " +
-                pid + "); two runs in one folder would mix their files: wait for it to end, or "
+                pid +
+                "); two runs in one folder would mix their files: wait for it to end, or "
                 "choose another folder with -o");
   }
   const std::string pid = std::to_string(::getpid());
@@ -174,7 +175,8 @@ void Simulation::prepare_output_folder(const Scenario& sc) {
   // Checkpoints: temporary files of a run killed while writing one are deleted; a resumed run
   // deletes the checkpoints after its own (they belong to the run that died).
   for (const auto& e : fs::directory_iterator(fs::path(run_.output_dir) / "checkpoints", ec))
-    if (e.path().filename().string().find(".h5.tmp-") != std::string::npos) fs::remove(e.path(), ec);
+    if (e.path().filename().string().find(".h5.tmp-") != std::string::npos)
+      fs::remove(e.path(), ec);
   ec.clear();
   const auto earlier = checkpoint::list(run_.output_dir);
   if (resume_) {

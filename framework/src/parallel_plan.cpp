@@ -23,13 +23,15 @@ void Simulation::plan_parallel(const Scenario& sc) {
       if (ft.potential->external()) continue;
       const auto kind = ft.scheme->neighbourhood().kind;
       if (kind == NeighbourhoodKind::Tree)
-        throw Error(ft.label + ": scheme \"tree\" does not run on several ranks yet; use scheme "
+        throw Error(ft.label +
+                    ": scheme \"tree\" does not run on several ranks yet; use scheme "
                     "\"all_pairs\" (the all-pairs ring scales over GPUs) or run on one rank");
       if (kind == NeighbourhoodKind::AllPairs) pairs = true;
       if (kind == NeighbourhoodKind::CellList) {
         const double cut = ft.potential->cutoff();
         if (!std::isfinite(cut))
-          throw Error(ft.label + ": cell_list far zones (a long-range law) do not run on several "
+          throw Error(ft.label +
+                      ": cell_list far zones (a long-range law) do not run on several "
                       "ranks; use scheme \"all_pairs\" (the all-pairs ring) or run on one rank");
         double skin = 0;
         const ParamSet& ps = sc.potentials[k].scheme.params;
@@ -38,7 +40,8 @@ void Simulation::plan_parallel(const Scenario& sc) {
         // migrate) when the Verlet list would be rebuilt anyway (measured on 2 H200s, LJ 16M: 1
         // skin 207 steps/s, 2 skins 199, 3 skins 200; PARDYN_GHOST_MARGIN sets the factor).
         double factor = 1;
-        if (const char* e = std::getenv("PARDYN_GHOST_MARGIN")) factor = std::max(1.0, std::atof(e));
+        if (const char* e = std::getenv("PARDYN_GHOST_MARGIN"))
+          factor = std::max(1.0, std::atof(e));
         const double margin = std::max(factor * skin, 0.1 * cut);
         width = std::max(width, cut + margin);
         trigger = std::min(trigger, 0.5 * margin);
@@ -47,10 +50,12 @@ void Simulation::plan_parallel(const Scenario& sc) {
     }
     if (cells) {
       if (integrator_->particle_state())
-        throw Error("integrator \"" + sc.integrator.type + "\" keeps per-particle state between "
-                    "force evaluations, which particles moving between ranks (the cell list's "
-                    "domain decomposition) would break; use leapfrog, yoshida4, symplectic_euler or "
-                    "euler, or run on one rank");
+        throw Error(
+            "integrator \"" + sc.integrator.type +
+            "\" keeps per-particle state between "
+            "force evaluations, which particles moving between ranks (the cell list's "
+            "domain decomposition) would break; use leapfrog, yoshida4, symplectic_euler or "
+            "euler, or run on one rank");
       domain_ = std::make_unique<parallel::Domain>(*comm_, sc.box, sc.dim, width, trigger,
                                                    backend_.backend);
     }

@@ -186,7 +186,9 @@ double ParamSet::real(const std::string& name) const {
 std::int64_t ParamSet::integer(const std::string& name) const {
   return typed<std::int64_t>(get(name), name, context);
 }
-bool ParamSet::boolean(const std::string& name) const { return typed<bool>(get(name), name, context); }
+bool ParamSet::boolean(const std::string& name) const {
+  return typed<bool>(get(name), name, context);
+}
 const std::string& ParamSet::string(const std::string& name) const {
   return typed<std::string>(get(name), name, context);
 }

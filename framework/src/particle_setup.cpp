@@ -102,10 +102,10 @@ void check_representable(const HostParticles& hp, const ParticleBlock& pb, int d
     if (i < v.size() && !(std::fabs(v[i]) <= limit))
       throw Error(who + ": particle " + std::to_string(i) + " has " + what + " " +
                   format_number(v[i]) +
-                  (std::isfinite(v[i]) ? ", beyond the range of precision " +
-                                             std::string(to_string(precision)) + " (" +
-                                             format_number(limit) + ")"
-                                       : "") +
+                  (std::isfinite(v[i])
+                       ? ", beyond the range of precision " + std::string(to_string(precision)) +
+                             " (" + format_number(limit) + ")"
+                       : "") +
                   "; check the block's offset, velocity, temperature and the generator's sizes" +
                   (precision == Precision::Float && std::isfinite(v[i])
                        ? " (or set [simulation] precision = \"double\")"
@@ -161,8 +161,9 @@ void check_particle_memory(double n, bool generated, const ParticleStore& store,
     throw Error(count + " need at least " + bytes_text(need) + " of GPU memory (" +
                 format_number(stored) +
                 " bytes per particle for the particle store and its copy for the energies; "
-                "neighbour schemes and integrators need more); " + bytes_text(double(d.free_memory)) +
-                " is free on GPU " + std::to_string(d.id) + " (" + d.name +
+                "neighbour schemes and integrators need more); " +
+                bytes_text(double(d.free_memory)) + " is free on GPU " + std::to_string(d.id) +
+                " (" + d.name +
                 "): lower the [[particles]] counts, run on several GPUs (mpirun), or set "
                 "[simulation] backend = \"cpu\"");
 }
@@ -182,8 +183,9 @@ void Simulation::make_particles(const Scenario& sc, const Registry& registry) {
   bool wall_axis = false;
   for (int d = 0; d < sc.dim; ++d) wall_axis = wall_axis || sc.box.boundary[d] == Boundary::Wall;
   if (boundary_ && !wall_axis)
-    throw Error("a walls potential is given but no axis of [box] has boundary \"wall\"; set "
-                "boundary = \"wall\" (or one value per axis) in [box]");
+    throw Error(
+        "a walls potential is given but no axis of [box] has boundary \"wall\"; set "
+        "boundary = \"wall\" (or one value per axis) in [box]");
   if (wall_axis) {
     has_walls_ = true;
     if (!boundary_) {
@@ -191,8 +193,9 @@ void Simulation::make_particles(const Scenario& sc, const Registry& registry) {
       // walls), enforced but not among the force terms.
       const FactoryInfo* walls = registry.find(PluginKind::Potential, "walls");
       if (!walls)
-        throw Error("[box] has boundary \"wall\", but the walls plugin that enforces it is not "
-                    "installed");
+        throw Error(
+            "[box] has boundary \"wall\", but the walls plugin that enforces it is not "
+            "installed");
       boundary_ = registry.make_potential("walls", parse_params(walls->schema, "", "walls"), run_);
     }
     momentum_conserved_ = false;
@@ -259,7 +262,8 @@ void Simulation::distribute(HostParticles& all) {
     for (double v : w) total += v;
     for (int r = 0; r < me; ++r) before += w[std::size_t(r)];
     const std::size_t b = std::size_t(std::llround(double(n) * before / total));
-    const std::size_t e = std::size_t(std::llround(double(n) * (before + w[std::size_t(me)]) / total));
+    const std::size_t e =
+        std::size_t(std::llround(double(n) * (before + w[std::size_t(me)]) / total));
     for (std::size_t i = b; i < std::min(e, n); ++i) keep.push_back(i);
   }
   HostParticles mine(all.dim);

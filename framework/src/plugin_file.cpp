@@ -115,7 +115,8 @@ Inspection inspect(const std::string& path) {
   if (f.fd < 0) return fail(std::string("cannot be opened: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0) return fail(std::string("cannot be read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fail("is not a regular file; a plugin is a shared library (.so)");
+  if (!S_ISREG(st.st_mode))
+    return fail("is not a regular file; a plugin is a shared library (.so)");
   const std::uint64_t size = std::uint64_t(st.st_size);
 
   Elf64_Ehdr eh{};
@@ -152,17 +153,20 @@ Inspection inspect(const std::string& path) {
   for (const auto& p : ph) {
     if (p.p_type == PT_LOAD) {
       loadable = true;
-      if (p.p_filesz > p.p_memsz) return fail("has a segment larger in the file than in memory" + rebuild);
+      if (p.p_filesz > p.p_memsz)
+        return fail("has a segment larger in the file than in memory" + rebuild);
     }
     if (!inside(p.p_offset, p.p_filesz, size))
-      return fail("claims a segment up to byte " + std::to_string(p.p_offset + p.p_filesz) + truncated);
+      return fail("claims a segment up to byte " + std::to_string(p.p_offset + p.p_filesz) +
+                  truncated);
   }
   if (!loadable) return fail("has no loadable segment" + rebuild);
 
   // Section headers: where the stamp and the exported symbols are.
   if (eh.e_shoff == 0 || eh.e_shnum == 0)
     return fail("has no section headers, so its stamp cannot be read" + rebuild);
-  if (eh.e_shentsize != sizeof(Elf64_Shdr)) return fail("has section headers of an unknown size" + rebuild);
+  if (eh.e_shentsize != sizeof(Elf64_Shdr))
+    return fail("has section headers of an unknown size" + rebuild);
   if (!inside(eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), size))
     return fail("claims section headers up to byte " +
                 std::to_string(eh.e_shoff + std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)) +
@@ -172,7 +176,8 @@ Inspection inspect(const std::string& path) {
     return fail("cannot read its section headers" + rebuild);
   for (const auto& s : sh)
     if (s.sh_type != SHT_NOBITS && !inside(s.sh_offset, s.sh_size, size))
-      return fail("claims a section up to byte " + std::to_string(s.sh_offset + s.sh_size) + truncated);
+      return fail("claims a section up to byte " + std::to_string(s.sh_offset + s.sh_size) +
+                  truncated);
   if (eh.e_shstrndx == SHN_UNDEF || eh.e_shstrndx >= sh.size())
     return fail("has no table of section names" + rebuild);
 
@@ -197,23 +202,25 @@ Inspection inspect(const std::string& path) {
     if (s.sh_type == SHT_DYNSYM) dynsym = &s;
   }
   const std::string not_plugin =
-      "not a pardyn plugin: it has no pardyn stamp (a plugin ends with PARDYN_PLUGIN(register_fn) or "
+      "not a pardyn plugin: it has no pardyn stamp (a plugin ends with PARDYN_PLUGIN(register_fn) "
+      "or "
       "PARDYN_PAIR_POTENTIAL_PLUGIN; a plugin built for an older pardyn: rebuild it against this "
       "one)";
   if (!stamp || stamp->sh_type == SHT_NOBITS) return fail(not_plugin);
   if (stamp->sh_size != sizeof(PluginStamp))
-    return fail("has a pardyn stamp of " + std::to_string(stamp->sh_size) + " bytes, this pardyn reads " +
-                std::to_string(sizeof(PluginStamp)) +
-                " (one PARDYN_PLUGIN per library; built for another pardyn: rebuild it against this "
-                "one)");
+    return fail(
+        "has a pardyn stamp of " + std::to_string(stamp->sh_size) + " bytes, this pardyn reads " +
+        std::to_string(sizeof(PluginStamp)) +
+        " (one PARDYN_PLUGIN per library; built for another pardyn: rebuild it against this "
+        "one)");
   if (!read_at(f.fd, stamp->sh_offset, &r.stamp, sizeof r.stamp))
     return fail("cannot read its pardyn stamp" + rebuild);
   auto terminated = [](const char* s, std::size_t n) { return std::memchr(s, '\0', n) != nullptr; };
   const PluginStamp& t = r.stamp;
   if (!terminated(t.magic, sizeof t.magic) || std::strcmp(t.magic, kStampMagic) != 0 ||
       !terminated(t.pardyn_version, sizeof t.pardyn_version) ||
-      !terminated(t.build_id, sizeof t.build_id) || !terminated(t.cuda_archs, sizeof t.cuda_archs) ||
-      !terminated(t.name, sizeof t.name))
+      !terminated(t.build_id, sizeof t.build_id) ||
+      !terminated(t.cuda_archs, sizeof t.cuda_archs) || !terminated(t.name, sizeof t.name))
     return fail("has a damaged pardyn stamp" + rebuild);
 
   // The descriptor the loader calls once the file is loaded must be exported.

@@ -18,10 +18,8 @@ std::string hms(double s) {
   if (!std::isfinite(s) || s < 0) return "--:--";
   const long t = long(s + 0.5);
   char buf[32];
-  if (t >= 3600)
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
   return buf;
 }
 // The width of the terminal on standard error, read at every redraw so that a resized window is
@@ -39,7 +37,8 @@ std::string progress_line(double fraction, std::uint64_t step, std::uint64_t tot
   const double frac = std::clamp(fraction, 0.0, 1.0);
   char text[160];
   std::snprintf(text, sizeof text, "%3d%%  step %llu/%llu  %.4g steps/s  ETA %s", int(frac * 100),
-                (unsigned long long)step, (unsigned long long)total, rate, hms(eta_seconds).c_str());
+                (unsigned long long)step, (unsigned long long)total, rate,
+                hms(eta_seconds).c_str());
   // The last column stays empty: a line that fills it makes some terminals wrap the cursor.
   const int room = std::max(1, columns - 1);
   // The bar takes what the text leaves, up to 30 characters, and goes when under 10.
@@ -55,8 +54,11 @@ std::string progress_line(double fraction, std::uint64_t step, std::uint64_t tot
 }
 
 Progress::Progress(std::uint64_t total, bool quiet)
-    : total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+    : total_(total),
+      quiet_(quiet),
+      tty_(::isatty(STDERR_FILENO)),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {}
 
 Progress::~Progress() {
   if (log_) std::fclose(log_);
@@ -81,7 +83,8 @@ void Progress::start(std::uint64_t first_step) {
 }
 
 double Progress::steps_per_second() const {
-  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double el =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return el > 0 ? double(last_step_ - std::min(first_, last_step_)) / el : 0.0;
 }
 
@@ -102,8 +105,8 @@ void Progress::update(std::uint64_t step, double fraction) {
   const double rate = el > 0 ? done / el : 0.0;
   const double frac = fraction >= 0 ? std::min(1.0, fraction) : double(step) / double(total_);
   const double eta = rate > 0 && fraction < 0 ? double(total_ - std::min(total_, step)) / rate
-                     : frac > 0                ? el * (1.0 - frac) / frac
-                                               : NAN;
+                     : frac > 0               ? el * (1.0 - frac) / frac
+                                              : NAN;
   if (log_ && int(frac * 10) != log_decile_) {
     // The log gets the line a log file would get, every 10%.
     log_decile_ = int(frac * 10);

@@ -35,7 +35,7 @@ namespace {
 
 // Collects a plugin's factories until every check has passed.
 class Staging final : public Registrar {
-public:
+ public:
   explicit Staging(std::shared_ptr<boost::dll::shared_library> lib, std::string origin)
       : lib_(std::move(lib)), origin_(std::move(origin)) {}
   void add(FactoryInfo i, Factory<Potential> f) override { put(PluginKind::Potential, i, f); }
@@ -46,7 +46,7 @@ public:
   void add(FactoryInfo i, Factory<Observer> f) override { put(PluginKind::Observer, i, f); }
   std::vector<Registry::Entry> entries;
 
-private:
+ private:
   template <class F>
   void put(PluginKind kind, FactoryInfo& info, F& f) {
     info.kind = kind;
@@ -58,7 +58,9 @@ private:
   std::string origin_;
 };
 
-std::string major_cuda(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+std::string major_cuda(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 }  // namespace
 
@@ -110,7 +112,8 @@ std::string unreachable(const fs::path& p) {
   if (fs::is_symlink(fs::symlink_status(p, lec)) && ec.value() == ENOENT) {
     std::error_code rec;
     const fs::path to = fs::read_symlink(p, rec);
-    return "is a symbolic link to " + (rec ? std::string("a missing file") : to.string() + ", which does not exist") +
+    return "is a symbolic link to " +
+           (rec ? std::string("a missing file") : to.string() + ", which does not exist") +
            "; remove it or point it at a plugin file";
   }
   if (ec.value() == ENOENT) return "no such file or folder";
@@ -213,8 +216,9 @@ void Registry::load_file(const std::string& path) {
     return refuse(std::string("cannot be loaded: ") + e.what());
   }
   if (!lib->has(plugin_file::kDescriptorSymbol))
-    return refuse(std::string("not a pardyn plugin: it exports no '") + plugin_file::kDescriptorSymbol +
-                  "' (a plugin ends with PARDYN_PLUGIN(register_fn) or PARDYN_PAIR_POTENTIAL_PLUGIN)");
+    return refuse(
+        std::string("not a pardyn plugin: it exports no '") + plugin_file::kDescriptorSymbol +
+        "' (a plugin ends with PARDYN_PLUGIN(register_fn) or PARDYN_PAIR_POTENTIAL_PLUGIN)");
   const PluginDescriptor* d = nullptr;
   try {
     d = lib->get_alias<const PluginDescriptor*()>(plugin_file::kDescriptorSymbol)();
@@ -226,8 +230,9 @@ void Registry::load_file(const std::string& path) {
   if (d->abi != stamp.abi || std::string(d->pardyn_version) != stamp.pardyn_version ||
       std::string(d->build_id) != stamp.build_id || d->cuda_version != stamp.cuda_version ||
       std::string(d->cuda_archs) != stamp.cuda_archs || std::string(d->name) != stamp.name)
-    return refuse("its descriptor and its stamp differ (a plugin writes both with one "
-                  "PARDYN_PLUGIN); rebuild it against this pardyn");
+    return refuse(
+        "its descriptor and its stamp differ (a plugin writes both with one "
+        "PARDYN_PLUGIN); rebuild it against this pardyn");
   Staging staging(lib, canonical);
   try {
     d->register_factories(staging);
@@ -238,7 +243,7 @@ void Registry::load_file(const std::string& path) {
     e.cuda_version = d->cuda_version;
     e.cuda_archs = d->cuda_archs;
   }
-  LoadedPlugin info{canonical, d->name, d->pardyn_version, d->build_id, d->cuda_version,
+  LoadedPlugin info{canonical,     d->name, d->pardyn_version, d->build_id, d->cuda_version,
                     d->cuda_archs, {}};
   std::vector<std::pair<int, std::string>> provides;
   for (const auto& e : staging.entries) {
@@ -267,7 +272,8 @@ void Registry::commit(std::vector<Entry> entries, const std::string& origin) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = entries[i];
     const auto key = std::make_pair(int(e.info.kind), e.info.name);
-    if (e.info.name.empty()) throw Error("registers a " + std::string(to_string(e.info.kind)) + " without a name");
+    if (e.info.name.empty())
+      throw Error("registers a " + std::string(to_string(e.info.kind)) + " without a name");
     auto it = entries_.find(key);
     if (it != entries_.end())
       throw Error(std::string("duplicate ") + to_string(e.info.kind) + " '" + e.info.name +
@@ -287,8 +293,8 @@ void Registry::commit(std::vector<Entry> entries, const std::string& origin) {
 
 void Registry::throw_if_refused() const {
   if (refused_.empty()) return;
-  throw Error("plugin loading refused " + std::to_string(refused_.size()) + " file(s):" +
-              refusals_text());
+  throw Error("plugin loading refused " + std::to_string(refused_.size()) +
+              " file(s):" + refusals_text());
 }
 
 std::string Registry::refusals_text(std::size_t first) const {
@@ -301,7 +307,8 @@ std::string Registry::refusals_text(std::size_t first) const {
 std::string Registry::refused_hint() const {
   if (refused_.empty()) return "";
   return "\nthese plugin files were refused and may be the one that provides it (fix or remove "
-         "them):" + refusals_text();
+         "them):" +
+         refusals_text();
 }
 
 const RefusedPlugin* Registry::refused_provider(PluginKind kind, const std::string& name) const {
@@ -359,12 +366,12 @@ std::shared_ptr<T> Registry::make(PluginKind kind, const std::string& n, const P
     // The plugin has kernels: they must include code this GPU can run.
     const auto dev = cuda::device_info();
     if (!cuda::archs_run_on(e.cuda_archs, dev.cc_major, dev.cc_minor))
-      throw Error(std::string(to_string(kind)) + " '" + n + "' (" + info.library +
-                  ") has GPU code for CUDA architectures \"" + e.cuda_archs + "\" only, which " +
-                  dev.name + " (sm_" + std::to_string(dev.cc_major) + std::to_string(dev.cc_minor) +
-                  ") cannot run; rebuild with -DCMAKE_CUDA_ARCHITECTURES=" +
-                  std::to_string(dev.cc_major) + std::to_string(dev.cc_minor) +
-                  " or use backend = \"cpu\"");
+      throw Error(
+          std::string(to_string(kind)) + " '" + n + "' (" + info.library +
+          ") has GPU code for CUDA architectures \"" + e.cuda_archs + "\" only, which " + dev.name +
+          " (sm_" + std::to_string(dev.cc_major) + std::to_string(dev.cc_minor) +
+          ") cannot run; rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(dev.cc_major) +
+          std::to_string(dev.cc_minor) + " or use backend = \"cpu\"");
   }
   std::unique_ptr<T> obj = (*f)(p, r);
   if (!obj) throw Error(std::string(to_string(kind)) + " '" + n + "': factory returned nothing");
@@ -373,10 +380,10 @@ std::shared_ptr<T> Registry::make(PluginKind kind, const std::string& n, const P
   return std::shared_ptr<T>(obj.release(), [lib](T* ptr) { delete ptr; });
 }
 
-#define PARDYN_MAKE(T, kind, fn)                                                              \
+#define PARDYN_MAKE(T, kind, fn)                                                             \
   std::shared_ptr<T> Registry::fn(const std::string& n, const ParamSet& p, const RunInfo& r) \
-      const {                                                                                 \
-    return make<T>(kind, n, p, r);                                                            \
+      const {                                                                                \
+    return make<T>(kind, n, p, r);                                                           \
   }
 PARDYN_MAKE(Potential, PluginKind::Potential, make_potential)
 PARDYN_MAKE(Scheme, PluginKind::Scheme, make_scheme)

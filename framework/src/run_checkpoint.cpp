@@ -73,7 +73,8 @@ void get_array(const std::vector<char>& b, std::size_t& at, std::vector<T>& v) {
   if (at + sizeof n > b.size()) throw Error("internal: a malformed checkpoint block from a rank");
   std::memcpy(&n, b.data() + at, sizeof n);
   at += sizeof n;
-  if (at + n * sizeof(T) > b.size()) throw Error("internal: a malformed checkpoint block from a rank");
+  if (at + n * sizeof(T) > b.size())
+    throw Error("internal: a malformed checkpoint block from a rank");
   v.resize(n);
   std::memcpy(v.data(), b.data() + at, n * sizeof(T));
   at += n * sizeof(T);
@@ -142,7 +143,8 @@ void register_builtin_outputs(Registrar& r) {
   FactoryInfo f;
   f.kind = PluginKind::Observer;
   f.name = "checkpoint";
-  f.summary = "the whole state of the run in an HDF5 file, to resume it exactly (pardyn run --resume)";
+  f.summary =
+      "the whole state of the run in an HDF5 file, to resume it exactly (pardyn run --resume)";
   f.doc = kCheckpointDoc;
   f.backends = kCpu | kCuda;
   f.schema
@@ -156,9 +158,9 @@ void register_builtin_outputs(Registrar& r) {
             0.0)
       .integer("keep", 2, "how many checkpoints to keep; older ones are deleted", 1.0, 1000000.0);
   r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Observer>(new CheckpointOutput(
-              std::uint64_t(p.integer("interval")), p.real("every_seconds"),
-              std::size_t(p.integer("keep"))));
+          return std::unique_ptr<Observer>(
+              new CheckpointOutput(std::uint64_t(p.integer("interval")), p.real("every_seconds"),
+                                   std::size_t(p.integer("keep"))));
         }));
 }
 
@@ -170,7 +172,7 @@ namespace {
 // StateOut for the checkpoint: values as given; vectors downloaded through a scratch store of the
 // run's kind and gathered over the ranks (rank 0 keeps them, component-major).
 class StateSaver final : public StateOut {
-public:
+ public:
   StateSaver(checkpoint::PluginState& out, ParticleStore& store, BackendOps& ops,
              parallel::Communicator* comm)
       : out_(out), store_(store), ops_(ops), comm_(comm) {}
@@ -203,12 +205,13 @@ public:
     std::vector<double>& v = out_.vectors[name];
     for (int c = 0; c < 2 * dim; ++c)
       for (std::size_t r = 0; r < all.size(); ++r) {
-        const double* p = reinterpret_cast<const double*>(all[r].data()) + std::size_t(c) * counts[r];
+        const double* p =
+            reinterpret_cast<const double*>(all[r].data()) + std::size_t(c) * counts[r];
         v.insert(v.end(), p, p + counts[r]);
       }
   }
 
-private:
+ private:
   checkpoint::PluginState& out_;
   ParticleStore& store_;
   BackendOps& ops_;
@@ -218,7 +221,7 @@ private:
 // StateIn from a checkpoint: this rank's part of every vector (particles [offset, offset + n) of
 // the saved order).
 class StateLoader final : public StateIn {
-public:
+ public:
   StateLoader(const checkpoint::PluginState& in, const std::string& file, ParticleStore& store,
               BackendOps& ops, std::size_t offset, std::size_t total)
       : in_(in), file_(file), store_(store), ops_(ops), offset_(offset), total_(total) {}
@@ -257,7 +260,7 @@ public:
     ops_.get_state(tmp, y);
   }
 
-private:
+ private:
   [[noreturn]] void missing(const std::string& name) const {
     throw Error("checkpoint " + file_ + ": the saved state of " + in_.type + " has no '" + name +
                 "' (written by another version of the plugin?)");
@@ -332,7 +335,8 @@ void Simulation::restore_states(const checkpoint::Data& ck) {
       return;
     }
     if (!exact_ranks && !st.vectors.empty()) {
-      progress_->message("resume: " + what + " \"" + type + "\" starts afresh: its per-particle "
+      progress_->message("resume: " + what + " \"" + type +
+                         "\" starts afresh: its per-particle "
                          "state cannot follow particles to another number of ranks");
       return;
     }
@@ -356,7 +360,8 @@ void Simulation::restore_states(const checkpoint::Data& ck) {
   for (std::size_t k = 0; k < forces_.size() && k < ck.schemes.size(); ++k) {
     auto& f = forces_[k];
     if (!ck.schemes[k].vectors.count("built_at") || !f.scheme->reuses_structure()) continue;
-    StateLoader in(ck.schemes[k], resume_file_, *store_, *backend_.ops, offset, ck.particles.size());
+    StateLoader in(ck.schemes[k], resume_file_, *store_, *backend_.ops, offset,
+                   ck.particles.size());
     auto now = backend_.ops->new_state(*store_);
     backend_.ops->get_state(*store_, *now);
     f.built_at = backend_.ops->new_state(*store_);
@@ -382,15 +387,18 @@ Resume prepare_resume(const std::string& where, const std::string& file,
   } else {
     r.scenario = load_scenario(file, overrides, registry);
   }
-  std::vector<std::string> changed = scenario_changes(data->scenario_toml, r.scenario.resolved_toml);
+  std::vector<std::string> changed =
+      scenario_changes(data->scenario_toml, r.scenario.resolved_toml);
   if (data->pardyn_version != PARDYN_VERSION_STRING || data->build_id != Registry::build_id())
     changed.push_back("the pardyn build (the checkpoint's: " + data->pardyn_version + ", " +
                       data->build_id + ")");
   if (!changed.empty() && !allow_changes) {
     std::string list;
     for (const auto& k : changed) list += "\n  " + k;
-    throw Error("--resume " + r.file + ": the scenario differs from the checkpoint's in what the "
-                "run's exact continuation depends on:" + list +
+    throw Error("--resume " + r.file +
+                ": the scenario differs from the checkpoint's in what the "
+                "run's exact continuation depends on:" +
+                list +
                 "\nresume without these changes, or give --resume-changed to continue anyway (not "
                 "bit for bit; the energy-drift reference starts afresh)");
   }
@@ -405,7 +413,9 @@ void Simulation::write_checkpoint(const char* reason) {
   struct AddTime {
     double& to;
     std::chrono::steady_clock::time_point from = std::chrono::steady_clock::now();
-    ~AddTime() { to += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count(); }
+    ~AddTime() {
+      to += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+    }
   } add_time{timing_.checkpoint};
   // Everything observed so far is on disk before the checkpoint that a resumed run trusts.
   for (auto& o : observers_) o->sync();

@@ -49,12 +49,17 @@ void check_cutoff_in_box(const Potential& pot, const std::string& label, const B
   if (!std::isfinite(cut)) return;
   for (int d = 0; d < dim; ++d) {
     if (box.boundary[d] != Boundary::Periodic || !(cut > 0.5 * box.length(d))) continue;
-    throw Error(label + ": its cut-off " + format_number(cut) + " is more than half the periodic box "
-                "side along " + "xyz"[d] + " (" + format_number(box.length(d)) +
+    throw Error(label + ": its cut-off " + format_number(cut) +
+                " is more than half the periodic box "
+                "side along " +
+                "xyz"[d] + " (" + format_number(box.length(d)) +
                 "): the minimum-image convention sees each pair once, at its nearest image, so the "
-                "law would end at " + format_number(0.5 * box.length(d)) + " along that axis and "
+                "law would end at " +
+                format_number(0.5 * box.length(d)) +
+                " along that axis and "
                 "forces and energies would be wrong; make the box at least " +
-                format_number(2 * cut) + " wide along " + "xyz"[d] + " (twice the cut-off) or lower "
+                format_number(2 * cut) + " wide along " + "xyz"[d] +
+                " (twice the cut-off) or lower "
                 "the cut-off");
   }
 }
@@ -70,7 +75,8 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   const std::string note = start_backend(sc);
   fill_run_info(run_, sc);
   run_.backend = backend_.backend;
-  run_.output_dir = fs::absolute(opt.output.empty() ? sc.output : opt.output).lexically_normal().string();
+  run_.output_dir =
+      fs::absolute(opt.output.empty() ? sc.output : opt.output).lexically_normal().string();
   run_.quiet = opt.quiet;
   if (resume_) {
     run_.resume = true;
@@ -94,7 +100,8 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     make_modifiers_and_outputs(sc, registry);
   });
 
-  progress_interval_ = sc.progress_interval ? sc.progress_interval : std::max<std::uint64_t>(1, sc.steps / 10);
+  progress_interval_ =
+      sc.progress_interval ? sc.progress_interval : std::max<std::uint64_t>(1, sc.steps / 10);
   timing_.force.assign(forces_.size(), 0.0);
   timing_.cuda = backend_.backend == Backend::Cuda;
 
@@ -156,11 +163,12 @@ std::string Simulation::start_backend(const Scenario& sc) {
                   ": set [simulation] backend = \"" + resume_->backend +
                   "\" (or give --resume-changed to continue on this one, not bit for bit)");
     if (backend_.backend == Backend::Cpu && resume_->threads != omp_get_max_threads())
-      throw Error("checkpoint " + resume_file_ + " was written by " +
-                  std::to_string(resume_->threads) + " CPU threads; this run has " +
-                  std::to_string(omp_get_max_threads()) + ", which sums forces in another order: "
-                  "set [simulation] threads = " + std::to_string(resume_->threads) +
-                  " (or OMP_NUM_THREADS), or give --resume-changed");
+      throw Error(
+          "checkpoint " + resume_file_ + " was written by " + std::to_string(resume_->threads) +
+          " CPU threads; this run has " + std::to_string(omp_get_max_threads()) +
+          ", which sums forces in another order: "
+          "set [simulation] threads = " +
+          std::to_string(resume_->threads) + " (or OMP_NUM_THREADS), or give --resume-changed");
   }
   return note;
 }
@@ -174,7 +182,8 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
     if (p.scheme_auto && run_.ranks > 1 && p.scheme.type != "all_pairs") {
       // The automatic choice (config.cpp) is for one rank; several ranks share the all-pairs ring.
       const FactoryInfo* ap = registry.find(PluginKind::Scheme, "all_pairs");
-      ft.scheme = registry.make_scheme("all_pairs", parse_params(ap->schema, "", "all_pairs"), run_);
+      ft.scheme =
+          registry.make_scheme("all_pairs", parse_params(ap->schema, "", "all_pairs"), run_);
     } else {
       ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
     }
@@ -239,7 +248,8 @@ void Simulation::make_modifiers_and_outputs(const Scenario& sc, const Registry& 
 }
 
 Simulation::~Simulation() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // the lock goes with it (and with the process, however it ends)
+  if (lock_fd_ >= 0)
+    ::close(lock_fd_);  // the lock goes with it (and with the process, however it ends)
 }
 
 Reductions Simulation::reduce_all() {
@@ -505,7 +515,8 @@ void Simulation::observe(bool final_step) {
   // Analyses (cluster counts, ...) run on the backend before the host copy: their per-particle
   // labels travel with it.
   for (std::size_t k = 0; k < observers_.size(); ++k)
-    if (!observers_[k]->columns().empty() || std::find(due.begin(), due.end(), observers_[k].get()) != due.end())
+    if (!observers_[k]->columns().empty() ||
+        std::find(due.begin(), due.end(), observers_[k].get()) != due.end())
       observers_[k]->analyse(*this, t, analysis_first_[k]);
   if (cuda) cuda::synchronize("timing");
   const auto t1 = std::chrono::steady_clock::now();
@@ -514,7 +525,8 @@ void Simulation::observe(bool final_step) {
     Timing& timing;
     std::chrono::steady_clock::time_point from;
     ~AddOutput() {
-      timing.output += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+      timing.output +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
     }
   } add_output{timing_, t1};
   if (!t.r.finite) throw Error(non_finite_message());
@@ -582,12 +594,10 @@ void Simulation::guarded(F&& f) {
       throw;
     } catch (const std::exception& e) {
       progress_->log_only(std::string("error: ") + e.what());
-    } catch (...) {
-    }
+    } catch (...) {}
     try {
       for (auto& o : observers_) o->end();
-    } catch (...) {
-    }
+    } catch (...) {}
     throw;
   }
 }
@@ -661,8 +671,8 @@ void Simulation::begin_run() {
       have_checkpoint_step_ = true;
       observed_now_ = true;
       resume_.reset();  // the particles may be many: free them before stepping
-      progress_->message("resumed from " + last_checkpoint_ + " at step " +
-                         std::to_string(step_) + ", time " + format_value(time_));
+      progress_->message("resumed from " + last_checkpoint_ + " at step " + std::to_string(step_) +
+                         ", time " + format_value(time_));
     } else {
       particles_changed_ = false;  // the first forces are computed here
       need_energy_ = true;
@@ -707,11 +717,12 @@ std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
       if (control) {
         // dt = eta sqrt(length / max|a|), reduced on the backend (on the GPU for CUDA runs).
         const double amax = reduce_all().max_accel;
-        const double dt = amax > 0 ? scenario_.dt_eta * std::sqrt(scenario_.dt_length / amax) : dt_max;
+        const double dt =
+            amax > 0 ? scenario_.dt_eta * std::sqrt(scenario_.dt_length / amax) : dt_max;
         integrator_->set_dt(std::min(dt_max, dt));
       }
-      const bool last = s == target ||
-                        (end_time > 0 && time_ + integrator_->dt() >= end_time * (1 - 1e-12));
+      const bool last =
+          s == target || (end_time > 0 && time_ + integrator_->dt() >= end_time * (1 - 1e-12));
       need_energy_ = wants_energy(s) || last;
       // Phase timing (the closing breakdown): every step on the CPU; on the GPU every 8th step
       // without observation, with the device synchronised between phases.
@@ -726,17 +737,16 @@ std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
       last_dt_ = integrator_->last_dt();
       // A fixed step's time is step x dt, exactly as a user writes it (a running sum drifts:
       // 1.9999999999999793 after 1000 steps of 0.002); adaptive or controlled steps add up.
-      if (!control && !integrator_->adaptive())
-        time_ = double(s) * dt_max;
-      else
-        time_ += last_dt_;
+      if (!control && !integrator_->adaptive()) time_ = double(s) * dt_max;
+      else time_ += last_dt_;
       steps_done_ = s;
       const bool finished = end_time > 0 && time_ >= end_time * (1 - 1e-12);
       bool stopping = stop_requested_.load() || finished;
       int signal = stop_requested_.load() ? stop_signal_.load() : 0;
-      bool seconds_due = ckpt_.on && ckpt_.every_seconds > 0 &&
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                       ckpt_clock_).count() >= ckpt_.every_seconds;
+      bool seconds_due =
+          ckpt_.on && ckpt_.every_seconds > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - ckpt_clock_).count() >=
+              ckpt_.every_seconds;
       if (comm_) {
         // A signal reaches the ranks at slightly different times: they stop at the same step (and
         // agree on the wall-clock checkpoints, whose clocks differ).
@@ -784,7 +794,8 @@ std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
         break;
       }
     }
-    loop_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+    loop_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
   });
   return step_ - first;
 }
@@ -808,9 +819,10 @@ void Simulation::end_run() {
     if (ckpt_.on && !(have_checkpoint_step_ && last_checkpoint_step_ == step_))
       write_checkpoint("end");
     if (std::getenv("PARDYN_PARALLEL_STATS") && std::getenv("PARDYN_PARALLEL_STATS")[0] == '2')
-      std::fprintf(stderr,
-                   "rank %d: loop %.4f s: prepare %.4f, zero + neighbours %.4f, forces %.4f, add %.4f s\n",
-                   run_.rank, loop_seconds_, phase_[0], phase_[1], phase_[2], phase_[3]);
+      std::fprintf(
+          stderr,
+          "rank %d: loop %.4f s: prepare %.4f, zero + neighbours %.4f, forces %.4f, add %.4f s\n",
+          run_.rank, loop_seconds_, phase_[0], phase_[1], phase_[2], phase_[3]);
     progress_->finish(steps_done_);
     report_timing(steps_done_ > loop_first_ ? steps_done_ - loop_first_ : 0);
   });
@@ -819,13 +831,14 @@ void Simulation::end_run() {
 }
 
 std::string Simulation::non_finite_message() {
-  std::string head = "the state has non-finite values (NaN or Inf) at step " + std::to_string(step_);
-  if (step_ > 0)
-    head += " (it was finite at step " + std::to_string(last_finite_step_) + ")";
+  std::string head =
+      "the state has non-finite values (NaN or Inf) at step " + std::to_string(step_);
+  if (step_ > 0) head += " (it was finite at step " + std::to_string(last_finite_step_) + ")";
   // What happened: the particles of this rank, on the host.
   HostParticles hp(run_.dim);
   store_->download(hp, ParticleStore::kPosition | ParticleStore::kVelocity |
-                           ParticleStore::kAcceleration | ParticleStore::kMass | ParticleStore::kId);
+                           ParticleStore::kAcceleration | ParticleStore::kMass |
+                           ParticleStore::kId);
   const int dim = run_.dim;
   auto where = [&](std::size_t i) {
     std::string s = "(";
@@ -854,9 +867,10 @@ std::string Simulation::non_finite_message() {
            " are at the same place " + where(a) +
            ", where the force between them is infinite (a law without softening divides by their "
            "distance, 0)" +
-           (step_ == 0 ? "; place them apart (the [[particles]] blocks or the file that made them) "
-                         "or give the law a softening (eps > 0)"
-                       : "; lower dt (they met in one step) or give the law a softening (eps > 0)") +
+           (step_ == 0
+                ? "; place them apart (the [[particles]] blocks or the file that made them) "
+                  "or give the law a softening (eps > 0)"
+                : "; lower dt (they met in one step) or give the law a softening (eps > 0)") +
            non_finite_hint();
   }
   // The first particle with a non-finite position, else velocity, else acceleration.
@@ -880,20 +894,23 @@ std::string Simulation::non_finite_message() {
       return head + ", before any step" + who +
              ": check the [[particles]] blocks (temperature, velocity, offset) and the generator's "
              "sizes";
-    return head + ", before any step: every position, velocity and force is finite but the energy "
-                  "sums overflow (velocities, masses, forces or potential parameters near 1e154 "
-                  "or more); check the [[particles]] blocks and the [[potential]] parameters";
+    return head +
+           ", before any step: every position, velocity and force is finite but the energy "
+           "sums overflow (velocities, masses, forces or potential parameters near 1e154 "
+           "or more); check the [[particles]] blocks and the [[potential]] parameters";
   }
   return head + who +
          "; the time step is probably too large for the closest encounters: lower dt or raise the "
-         "softening" + non_finite_hint();
+         "softening" +
+         non_finite_hint();
 }
 
 std::string Simulation::non_finite_hint() const {
   if (last_checkpoint_.empty()) return "";
   return "; the last checkpoint, " + last_checkpoint_ + " (step " +
          std::to_string(last_checkpoint_step_) +
-         "), holds a finite state: continue from it with a smaller step, e.g. `pardyn run --resume " +
+         "), holds a finite state: continue from it with a smaller step, e.g. `pardyn run "
+         "--resume " +
          last_checkpoint_ + " --resume-changed --set integrator.dt=...`";
 }
 

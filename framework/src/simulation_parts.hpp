@@ -13,7 +13,7 @@ namespace pardyn {
 // [[output]] type = "checkpoint": a marker the scheduler recognises and takes out of the observers;
 // it writes the checkpoints itself (it alone sees the integrator's and modifiers' states).
 class CheckpointOutput final : public Observer {
-public:
+ public:
   CheckpointOutput(std::uint64_t interval, double seconds, std::size_t keep)
       : interval_(interval), seconds_(seconds), keep_(keep) {}
   std::uint64_t interval() const override { return interval_ ? interval_ : ~std::uint64_t(0); }
@@ -23,7 +23,7 @@ public:
   double seconds() const { return seconds_; }
   std::size_t keep() const { return keep_; }
 
-private:
+ private:
   std::uint64_t interval_;
   double seconds_;
   std::size_t keep_;

@@ -43,13 +43,14 @@ void HostParticles::append(const HostParticles& o) {
 
 namespace {
 class HostMemory final : public MemoryResource {
-public:
+ public:
   void* allocate(std::size_t bytes) override {
     if (bytes == 0) return nullptr;
     const std::size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded);
     if (!p)
-      throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes for particles");
+      throw Error("out of host memory allocating " + std::to_string(bytes) +
+                  " bytes for particles");
     return p;
   }
   void deallocate(void* p) override { std::free(p); }
@@ -209,8 +210,7 @@ void ParticleStore::upload(const HostParticles& hp) {
     // Image counts when given (a checkpoint), else zero: the particles start unwrapped.
     if (hp.image[d].size() == n)
       memory_->copy_from_host(raw(I0 + d), hp.image[d].data(), n * sizeof(std::int32_t));
-    else
-      memory_->fill_zero(raw(I0 + d), n * sizeof(std::int32_t));
+    else memory_->fill_zero(raw(I0 + d), n * sizeof(std::int32_t));
   }
   put(*memory_, raw(MASS), hp.mass, precision_, n);
   memory_->copy_from_host(raw(TYPE), hp.type.data(), n * sizeof(std::int32_t));
@@ -218,7 +218,8 @@ void ParticleStore::upload(const HostParticles& hp) {
   memory_->fill_zero(raw(EPOT), n * elem_size(EPOT));
   memory_->fill_zero(raw(VIRIAL), n * elem_size(VIRIAL));
   for (const auto& [name, values] : hp.labels)
-    if (values.size() == n) memory_->copy_from_host(label(name), values.data(), n * sizeof(std::int32_t));
+    if (values.size() == n)
+      memory_->copy_from_host(label(name), values.data(), n * sizeof(std::int32_t));
 }
 
 void ParticleStore::download(HostParticles& hp, unsigned fields) const {

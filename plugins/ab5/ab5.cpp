@@ -17,7 +17,7 @@ namespace pardyn::plugins {
 namespace {
 
 class Ab5 final : public Integrator {
-public:
+ public:
   explicit Ab5(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
   bool particle_state() const override { return true; }
@@ -72,7 +72,7 @@ public:
     ctx.compute_forces();
   }
 
-private:
+ private:
   static constexpr int kSteps = 5;
   double dt_;
   int known_ = 0;  // how many of history_ hold derivatives of this run at the current spacing

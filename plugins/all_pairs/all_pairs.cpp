@@ -6,7 +6,7 @@ namespace pardyn::plugins {
 namespace {
 
 class AllPairs final : public Scheme {
-public:
+ public:
   void update(ParticleStore&, const Box&, const Reach&) override {}
   Neighbourhood neighbourhood() const override { return {NeighbourhoodKind::AllPairs, nullptr}; }
 };

@@ -14,10 +14,10 @@ namespace pardyn::plugins {
 namespace {
 
 class Berendsen final : public Thermostat {
-public:
+ public:
   using Thermostat::Thermostat;
 
-private:
+ private:
   void act(StepContext& ctx, double h, double T0) override {
     const double dof = ctx.dof();
     const double K = ctx.ops().kinetic_energy(ctx.store());
@@ -47,8 +47,9 @@ Example:
 
 void register_berendsen(Registrar& r) {
   register_thermostat<Berendsen>(
-      r, "berendsen", "Berendsen weak-coupling thermostat (velocity scaling towards T0; not canonical)",
-      kDoc, 0xbe7e5d5e11ull);
+      r, "berendsen",
+      "Berendsen weak-coupling thermostat (velocity scaling towards T0; not canonical)", kDoc,
+      0xbe7e5d5e11ull);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace pardyn::plugins {
 namespace {
 
 class CellListScheme final : public Scheme {
-public:
+ public:
   CellListScheme(const ParamSet& p, const RunInfo&) {
     opt_.skin = p.real("skin");
     opt_.neighbour_list = opt_.skin > 0;
@@ -42,7 +42,7 @@ public:
   }
   bool rebuilt() const override { return rebuilt_; }
 
-private:
+ private:
   CellListOptions opt_;
   CellListBuilder builder_;
   bool rebuilt_ = true;

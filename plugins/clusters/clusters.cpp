@@ -23,7 +23,7 @@ namespace pardyn::plugins::clusters {
 namespace {
 
 class CpuFinder final : public Finder {
-public:
+ public:
   void find(const CellList& cl, std::uint32_t min_size, Found& out) override {
     const std::size_t n = cl.n;
     parent_.resize(n);
@@ -64,13 +64,13 @@ public:
     for (std::size_t k = 0; k < cl.n; ++k) labels[cl.order[k]] = id_of_root_[parent_[k]];
   }
 
-private:
+ private:
   std::vector<std::uint32_t> parent_, size_;
   std::vector<std::int32_t> id_of_root_;
 };
 
 class Clusters final : public Observer {
-public:
+ public:
   Clusters(double distance, std::int64_t min_size) : distance_(distance), min_size_(min_size) {}
 
   // Runs with every observation of the other observers (thermo rows, frames): no steps of its own.
@@ -136,7 +136,7 @@ public:
   }
   ~Clusters() override { end(); }
 
-private:
+ private:
   // clusters.csv: one row per analysis, the number of clusters in each size bin (all clusters,
   // singletons included) and the mean size of the clusters of at least min_size.
   void write_histogram(const Thermo& t, std::size_t n, std::size_t nbig, std::size_t clustered) {
@@ -153,10 +153,8 @@ private:
       std::fprintf(file_, "step,time,n_clusters,mean_cluster_size");
       for (int b = 0; b < bins_; ++b) {
         const unsigned long long lo = 1ull << b, hi = (2ull << b) - 1;
-        if (lo == hi)
-          std::fprintf(file_, ",size_%llu", lo);
-        else
-          std::fprintf(file_, ",size_%llu_%llu", lo, hi);
+        if (lo == hi) std::fprintf(file_, ",size_%llu", lo);
+        else std::fprintf(file_, ",size_%llu_%llu", lo, hi);
       }
       std::fprintf(file_, "\n");
     }
@@ -213,14 +211,18 @@ void register_clusters(Registrar& r) {
   FactoryInfo f;
   f.kind = PluginKind::Observer;
   f.name = "clusters";
-  f.summary = "cluster (droplet) analysis: cluster ids per particle, cluster count and largest fraction";
+  f.summary =
+      "cluster (droplet) analysis: cluster ids per particle, cluster count and largest fraction";
   f.doc = kDoc;
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
   f.backends = kCpu | kCuda;
 #else
   f.backends = kCpu;
 #endif
-  f.schema.real("distance", std::nullopt, "length", "linking length: particles closer than this are in one cluster", 0.0, std::nullopt, true)
+  f.schema
+      .real("distance", std::nullopt, "length",
+            "linking length: particles closer than this are in one cluster", 0.0, std::nullopt,
+            true)
       .integer("min_size", 2, "smallest number of particles counted as a cluster", 1,
                double(kMaxParticles));
   r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
@@ -229,7 +231,8 @@ void register_clusters(Registrar& r) {
             throw Error(
                 "clusters" + (p.context.empty() ? std::string() : " (" + p.context + ")") +
                 ": the cluster analysis does not run in parallel: it links only the particles of "
-                "one rank, and this run has " + std::to_string(run.ranks) +
+                "one rank, and this run has " +
+                std::to_string(run.ranks) +
                 " ranks. Run the scenario with clusters on one rank (without mpirun, or "
                 "mpirun -np 1), or remove its [[output]] type = \"clusters\" block for the "
                 "parallel run");

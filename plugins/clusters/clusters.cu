@@ -75,8 +75,8 @@ __global__ void size_kernel(const std::uint32_t* parent, std::uint32_t* size, st
 
 // Each root: its size into the histogram, and the component into `big` when large enough.
 // counters[0]: components in big; counters[1 + b]: histogram bin b.
-__global__ void select_kernel(const std::uint32_t* parent, const std::uint32_t* size,
-                              std::size_t n, std::uint32_t min_size, Component* big,
+__global__ void select_kernel(const std::uint32_t* parent, const std::uint32_t* size, std::size_t n,
+                              std::uint32_t min_size, Component* big,
                               unsigned long long* counters) {
   for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n;
        k += std::size_t(gridDim.x) * blockDim.x) {
@@ -101,7 +101,7 @@ __global__ void label_kernel(const std::uint32_t* parent, const std::int32_t* id
 }
 
 class CudaFinder final : public Finder {
-public:
+ public:
   void find(const CellList& cl, std::uint32_t min_size, Found& out) override {
     const std::size_t n = cl.n;
     out.big.clear();
@@ -130,8 +130,8 @@ public:
     for (int b = 0; b < kBins; ++b) out.hist[b] = c[1 + b];
     out.big.resize(std::size_t(c[0]));
     if (c[0])
-      PARDYN_CUDA_CHECK(cudaMemcpy(out.big.data(), big, c[0] * sizeof(Component),
-                                   cudaMemcpyDeviceToHost));
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(out.big.data(), big, c[0] * sizeof(Component), cudaMemcpyDeviceToHost));
   }
 
   void label(const CellList& cl, const std::vector<Component>& big,
@@ -157,7 +157,7 @@ public:
     PARDYN_CUDA_CHECK_LAUNCH("clusters label_kernel");
   }
 
-private:
+ private:
   DeviceBuffer<std::uint32_t> parent_, size_;
   DeviceBuffer<std::int32_t> idmap_, ids_;
   DeviceBuffer<Component> big_;

@@ -37,7 +37,7 @@ struct Found {
 // (id_of_big[i] for the component big[i], -1 elsewhere) to the store's label array `labels`
 // (backend memory), by store index.
 class Finder {
-public:
+ public:
   virtual ~Finder() = default;
   virtual void find(const CellList& cl, std::uint32_t min_size, Found& out) = 0;
   virtual void label(const CellList& cl, const std::vector<Component>& big,

@@ -17,7 +17,7 @@ namespace pardyn::plugins {
 
 template <class T>
 class DeviceBuffer {
-public:
+ public:
   DeviceBuffer() = default;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -37,7 +37,7 @@ public:
   }
   T* data() const { return p_; }
 
-private:
+ private:
   T* p_ = nullptr;
   std::size_t cap_ = 0;
 };

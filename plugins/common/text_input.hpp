@@ -22,7 +22,9 @@
 
 namespace pardyn::plugins::text {
 
-inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
@@ -101,7 +103,7 @@ constexpr std::size_t kMaxLine = 1 << 20;
 // (files written on Windows); the first loses a UTF-8 byte order mark. fail() throws
 // "path:line: what (context)".
 class LineReader {
-public:
+ public:
   LineReader(const std::filesystem::path& file, std::string context, const char* what_file)
       : path_(shown(file.string(), 4096)), context_(std::move(context)), what_(what_file) {
     check_regular(file);
@@ -178,17 +180,17 @@ public:
     const fs::file_status st = fs::status(file, ec);
     if (!fs::exists(st)) throw Error(context_ + ": no such file: '" + path_ + "'");
     if (fs::is_regular_file(st)) return;
-    const char* kind = fs::is_directory(st)          ? "a folder"
-                       : fs::is_character_file(st)   ? "a character device"
-                       : fs::is_block_file(st)       ? "a block device"
-                       : fs::is_fifo(st)             ? "a pipe (FIFO)"
-                       : fs::is_socket(st)           ? "a socket"
-                                                     : "not a regular file";
+    const char* kind = fs::is_directory(st)        ? "a folder"
+                       : fs::is_character_file(st) ? "a character device"
+                       : fs::is_block_file(st)     ? "a block device"
+                       : fs::is_fifo(st)           ? "a pipe (FIFO)"
+                       : fs::is_socket(st)         ? "a socket"
+                                                   : "not a regular file";
     throw Error(context_ + ": '" + path_ + "' is " + kind + ", not " + what_ +
                 "; give the path of a regular file");
   }
 
-private:
+ private:
   std::string path_, context_;
   const char* what_;
   std::ifstream in_;
@@ -231,8 +233,9 @@ inline std::string cell_mismatch(const FileCell& c, const Box& box, int dim) {
   for (int d = 0; d < dim; ++d) {
     const double tol = 1e-9 * std::max(std::abs(box.length(d)), 1e-300);
     // An open axis has no faces: its bounds are not compared.
-    const bool bounds = !c.have_bounds || box.boundary[d] == Boundary::Open || (std::abs(c.lo[d] - box.lo[d]) <= tol &&
-                                           std::abs(c.hi[d] - box.hi[d]) <= tol);
+    const bool bounds =
+        !c.have_bounds || box.boundary[d] == Boundary::Open ||
+        (std::abs(c.lo[d] - box.lo[d]) <= tol && std::abs(c.hi[d] - box.hi[d]) <= tol);
     const bool per = !c.have_pbc || c.periodic[d] == (box.boundary[d] == Boundary::Periodic);
     if (bounds && per) continue;
     diff += std::string("\n  ") + "xyz"[d] + ": the file's";

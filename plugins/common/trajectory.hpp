@@ -65,7 +65,7 @@ struct Frame {
 // A line-by-line view of a file with byte offsets, for finding where the frames of a resumed run's
 // file end.
 class LineCursor {
-public:
+ public:
   explicit LineCursor(const std::string& path) : in_(path, std::ios::binary) {}
   bool ok() const { return bool(in_); }
   // The next line without its '\n'; false at the end of the file or when the line has no '\n'
@@ -78,13 +78,13 @@ public:
   }
   std::uint64_t offset() const { return offset_; }
 
-private:
+ private:
   std::ifstream in_;
   std::uint64_t offset_ = 0;
 };
 
 class Writer : public Observer {
-public:
+ public:
   // who: "xyz observer"; file: the file name as given (relative to the output folder).
   Writer(std::string who, std::uint64_t interval, std::string file)
       : who_(std::move(who)), interval_(interval), file_(std::move(file)) {}
@@ -159,7 +159,7 @@ public:
       throw Error(who_ + ": error closing " + path_ + ": " + std::strerror(errno));
   }
 
-protected:
+ protected:
   // A frame is its header (anything before the particles' rows; it may throw on a frame it
   // cannot write) followed by the rows of particles [first, last), appended to `text`. The rows
   // are formatted on several threads at once, in blocks: write_rows must only read the frame and
@@ -177,17 +177,16 @@ protected:
 
   ~Writer() override { finish_pending(); }
 
-protected:
+ protected:
   // Waits for the frame being written, ignoring its error: for destructors. A derived class calls
   // it in its own destructor, as the background frame uses its write_header() and write_rows().
   void finish_pending() noexcept {
     try {
       wait();
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 
-private:
+ private:
   static constexpr std::size_t kBlock = 16384;  // particles per block of rows (~2 MB of text)
 
   // The frame being written in the background (if any) finished; its error rethrown.
@@ -219,8 +218,8 @@ private:
     if (std::uint64_t(keep) < size) {
       std::filesystem::resize_file(path_, std::uint64_t(keep), ec);
       if (ec)
-        throw Error(who_ + ": cannot cut " + path_ + " back to the checkpoint's step: " +
-                    ec.message());
+        throw Error(who_ + ": cannot cut " + path_ +
+                    " back to the checkpoint's step: " + ec.message());
     }
     return true;
   }
@@ -234,7 +233,8 @@ private:
       throw Error(who_ + ": particle ids or types are missing from the host copy");
     for (int d = 0; d < dim; ++d)
       if (p.x[d].size() != n || p.v[d].size() != n || p.image[d].size() != n)
-        throw Error(who_ + ": positions, velocities or image counts are missing from the host copy");
+        throw Error(who_ +
+                    ": positions, velocities or image counts are missing from the host copy");
     if (run_.ranks <= 1) {
       std::vector<std::size_t> order(n);
       std::iota(order.begin(), order.end(), std::size_t(0));
@@ -336,8 +336,9 @@ inline void add_common_keys(Schema& s, const std::string& default_file, const st
   interval.min = 1;
   interval.max = double(kMaxSteps);
   s.add(interval).string("file", default_file,
-                         what + ", relative to the run's output folder (inside it; two outputs "
-                                "never share a file)");
+                         what +
+                             ", relative to the run's output folder (inside it; two outputs "
+                             "never share a file)");
 }
 
 // The `file` key checked: a file name, not empty, not a folder.
@@ -346,8 +347,8 @@ inline std::string file_key(const ParamSet& ps, const std::string& who, const ch
   const std::string& file = ps.string("file");
   if (file.empty()) throw Error(who + where + ": 'file' must not be empty");
   if (file.back() == '/')
-    throw Error(who + where + ": file = \"" + file + "\" names a folder; give a file name, e.g. \"" +
-                example + "\"");
+    throw Error(who + where + ": file = \"" + file +
+                "\" names a folder; give a file name, e.g. \"" + example + "\"");
   return file;
 }
 

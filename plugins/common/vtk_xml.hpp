@@ -36,7 +36,7 @@ inline std::string format_double(double v) {
 // VTK reports failures through its output window; an ErrorEvent observer turns them into a message
 // we can put into the exception instead of a line on stderr that nobody connects with the failure.
 class ErrorCatcher {
-public:
+ public:
   explicit ErrorCatcher(vtkObject* obj) {
     cb_->SetClientData(&message_);
     cb_->SetCallback([](vtkObject*, unsigned long, void* client, void* call) {
@@ -48,7 +48,7 @@ public:
   }
   const std::string& message() const { return message_; }
 
-private:
+ private:
   // VTK's text is "ERROR: In file.cxx, line N\nvtkClass (0x...): what happened\n\n": keep only
   // what happened, so that the exception reads as one line.
   static std::string essence(std::string text) {

@@ -33,9 +33,12 @@ constexpr double kA[kStages][kStages - 1] = {
     {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84},
 };
 // The fifth-order weights are the last row of kA (b7 = 0); these are b5 - b4, the error weights.
-constexpr double kE[kStages] = {35.0 / 384 - 5179.0 / 57600,      0.0,
-                                500.0 / 1113 - 7571.0 / 16695,    125.0 / 192 - 393.0 / 640,
-                                -2187.0 / 6784 + 92097.0 / 339200, 11.0 / 84 - 187.0 / 2100,
+constexpr double kE[kStages] = {35.0 / 384 - 5179.0 / 57600,
+                                0.0,
+                                500.0 / 1113 - 7571.0 / 16695,
+                                125.0 / 192 - 393.0 / 640,
+                                -2187.0 / 6784 + 92097.0 / 339200,
+                                11.0 / 84 - 187.0 / 2100,
                                 -1.0 / 40};
 
 // Step-size controller: err^(-1/5) because the error estimate is of the fourth-order solution.
@@ -48,9 +51,13 @@ std::string format_time(double t) {
 }
 
 class Dopri5 final : public Integrator {
-public:
+ public:
   Dopri5(double dt, double rtol, double atol, double dt_min, double dt_max, double end_time)
-      : h_(dt), last_h_(dt), rtol_(rtol), atol_(atol), dt_min_(dt_min),
+      : h_(dt),
+        last_h_(dt),
+        rtol_(rtol),
+        atol_(atol),
+        dt_min_(dt_min),
         dt_max_(dt_max > 0 ? dt_max : std::numeric_limits<double>::infinity()),
         end_time_(end_time) {}
 
@@ -136,7 +143,7 @@ public:
     }
   }
 
-private:
+ private:
   double h_;       // the next step to try
   double last_h_;  // the last accepted step
   double rtol_, atol_, dt_min_, dt_max_;
@@ -165,7 +172,8 @@ void register_dopri5(Registrar& r) {
       "thermo's dt column.\n"
       "Use it for close encounters and eccentric orbits, where it cuts the step by orders of\n"
       "magnitude only where needed (the Habr article's integrator comparison, docs/sources.md,\n"
-      "recommends embedded adaptive methods in double precision). Not symplectic: the energy error drifts (on an e = 0.9 Kepler orbit with\n"
+      "recommends embedded adaptive methods in double precision). Not symplectic: the energy error "
+      "drifts (on an e = 0.9 Kepler orbit with\n"
       "rtol = atol = 1e-9, by about 1e-8 relative per orbit), so for very long runs of smooth\n"
       "orbits prefer yoshida4. Its last step is shortened to end exactly on\n"
       "[simulation] end_time when one is set.";
@@ -182,28 +190,27 @@ void register_dopri5(Registrar& r) {
       .real("dt_min", 1e-12, "time", "smallest step allowed; a smaller one stops the run", 0.0,
             std::nullopt, true)
       .real("dt_max", 0.0, "time", "largest step allowed (0: no limit)", 0.0);
-  r.add(std::move(f), Factory<Integrator>([](const ParamSet& p, const RunInfo& run) {
-          const double dt = p.real("dt"), dt_min = p.real("dt_min"), dt_max = p.real("dt_max");
-          const std::string where = p.context.empty() ? "" : " (" + p.context + ")";
-          if (dt_min >= dt)
-            throw Error("dopri5: dt_min = " + format_time(dt_min) + " must be below dt = " +
-                        format_time(dt) + where);
-          if (dt_max > 0 && dt_max < dt)
-            throw Error("dopri5: dt_max = " + format_time(dt_max) + " must be at least dt = " +
-                        format_time(dt) + " (or 0 for no limit)" + where);
-          // Below a few units of round-off the error estimate is noise and no step is accepted.
-          const double rtol_floor = run.precision == Precision::Float ? 1e-6 : 1e-14;
-          if (p.real("rtol") < rtol_floor)
-            throw Error("dopri5: rtol = " + format_time(p.real("rtol")) + " is below what " +
-                        to_string(run.precision) + " precision resolves: set rtol >= " +
-                        format_time(rtol_floor) +
-                        (run.precision == Precision::Float ? " or use precision = \"double\""
-                                                           : "") +
-                        where);
-          return std::unique_ptr<Integrator>(
-              new Dopri5(dt, p.real("rtol"), p.real("atol"), dt_min, dt_max,
-                         run.end_time));
-        }));
+  r.add(
+      std::move(f), Factory<Integrator>([](const ParamSet& p, const RunInfo& run) {
+        const double dt = p.real("dt"), dt_min = p.real("dt_min"), dt_max = p.real("dt_max");
+        const std::string where = p.context.empty() ? "" : " (" + p.context + ")";
+        if (dt_min >= dt)
+          throw Error("dopri5: dt_min = " + format_time(dt_min) +
+                      " must be below dt = " + format_time(dt) + where);
+        if (dt_max > 0 && dt_max < dt)
+          throw Error("dopri5: dt_max = " + format_time(dt_max) +
+                      " must be at least dt = " + format_time(dt) + " (or 0 for no limit)" + where);
+        // Below a few units of round-off the error estimate is noise and no step is accepted.
+        const double rtol_floor = run.precision == Precision::Float ? 1e-6 : 1e-14;
+        if (p.real("rtol") < rtol_floor)
+          throw Error("dopri5: rtol = " + format_time(p.real("rtol")) + " is below what " +
+                      to_string(run.precision) +
+                      " precision resolves: set rtol >= " + format_time(rtol_floor) +
+                      (run.precision == Precision::Float ? " or use precision = \"double\"" : "") +
+                      where);
+        return std::unique_ptr<Integrator>(
+            new Dopri5(dt, p.real("rtol"), p.real("atol"), dt_min, dt_max, run.end_time));
+      }));
 }
 
 }  // namespace

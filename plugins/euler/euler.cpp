@@ -9,7 +9,7 @@ namespace pardyn::plugins {
 namespace {
 
 class Euler final : public Integrator {
-public:
+ public:
   explicit Euler(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
   void set_dt(double dt) override { dt_ = dt; }
@@ -20,7 +20,7 @@ public:
     ctx.compute_forces();
   }
 
-private:
+ private:
   double dt_;
 };
 

@@ -88,8 +88,7 @@ class CsvFile final : public Generator {
       : context_(p.context.empty() ? std::string("file") : p.context),
         path_(p.string("path")),
         base_dir_(p.base_dir) {
-    if (trim(path_).empty())
-      throw Error(context_ + ": path is empty; give the CSV file to read");
+    if (trim(path_).empty()) throw Error(context_ + ": path is empty; give the CSV file to read");
     check_file(resolve(""));  // a missing or special file is refused before anything runs
   }
 
@@ -148,8 +147,7 @@ class CsvFile final : public Generator {
         const std::string name = kNames[c];
         if (c == kType) {
           std::int64_t t = 0;
-          if (!parse_int(field, t))
-            fail(line, "type '" + shown(field) + "' is not a whole number");
+          if (!parse_int(field, t)) fail(line, "type '" + shown(field) + "' is not a whole number");
           if (t < 0 || t > INT32_MAX)
             fail(line, "type " + shown(field) + " is out of range; types are 0, 1, ..., " +
                            std::to_string(INT32_MAX));
@@ -217,14 +215,15 @@ class CsvFile final : public Generator {
     std::error_code ec;
     const fs::file_status st = fs::status(file, ec);
     if (!fs::exists(st))
-      throw Error(context_ + ": no such file: '" + shown(file.string(), 4096) + "'" + relative_note());
+      throw Error(context_ + ": no such file: '" + shown(file.string(), 4096) + "'" +
+                  relative_note());
     if (fs::is_regular_file(st)) return;
-    const char* what = fs::is_directory(st)           ? "a folder"
-                       : fs::is_character_file(st)    ? "a character device"
-                       : fs::is_block_file(st)        ? "a block device"
-                       : fs::is_fifo(st)              ? "a pipe (FIFO)"
-                       : fs::is_socket(st)            ? "a socket"
-                                                      : "not a regular file";
+    const char* what = fs::is_directory(st)        ? "a folder"
+                       : fs::is_character_file(st) ? "a character device"
+                       : fs::is_block_file(st)     ? "a block device"
+                       : fs::is_fifo(st)           ? "a pipe (FIFO)"
+                       : fs::is_socket(st)         ? "a socket"
+                                                   : "not a regular file";
     throw Error(context_ + ": '" + shown(file.string(), 4096) + "' is " + what +
                 ", not a CSV file; give the path of a regular file");
   }

@@ -32,9 +32,6 @@
 namespace pardyn::plugins {
 namespace {
 
-
-
-
 class Galaxy final : public Generator {
  public:
   Galaxy(const ParamSet& p, const RunInfo& run)
@@ -139,9 +136,7 @@ class Galaxy final : public Generator {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(context_ + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(context_ + ": " + what); }
   void check_dim(int dim) const {
     if (dim == 2 && tilt_deg_ != 0)
       fail("tilt = " + format_number(tilt_deg_) +
@@ -188,7 +183,8 @@ FactoryInfo galaxy_info() {
   f.name = "galaxy";
   f.summary = "central mass and a rotating disk of stars on circular orbits (after a Habr article)";
   f.doc =
-      "A central body and a disk of `count` stars on circular orbits about it, after the Habr article\n"
+      "A central body and a disk of `count` stars on circular orbits about it, after the Habr "
+      "article\n"
       "\"The N-body problem, or how to blow up a galaxy without leaving the kitchen\":\n"
       "  central body  mass f M (f = central_fraction) at rest at the centre; none when f = 0\n"
       "  stars         mass (1 - f) M / count each; 3D: uniform in a sphere of radius R with z\n"
@@ -206,15 +202,17 @@ FactoryInfo galaxy_info() {
       "moved to its centre-of-mass frame (the central body recoils by O(R / sqrt(count)) (1 - "
       "f)).\n"
       "Particle 0 of the block is the central body, with type = block `type` + central_type; the\n"
-      "stars have the block's `type`. The article used f = 0.999, 0.99 and 0.1; 0.5 grows long tidal\n"
+      "stars have the block's `type`. The article used f = 0.999, 0.99 and 0.1; 0.5 grows long "
+      "tidal\n"
       "tails. A collision: two [[particles]] blocks with generator = \"galaxy\", offset = [-R, 0, "
       "0] /\n"
       "[R, 0, 0] and velocity = [0, -u, 0] / [0, u, 0] (the article: u = v(R) / 3).";
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
-  f.schema.integer("count", std::nullopt, "number of stars (the central body is extra)", 1,
-                   double(kMaxParticles - 1))
+  f.schema
+      .integer("count", std::nullopt, "number of stars (the central body is extra)", 1,
+               double(kMaxParticles - 1))
       .real("total_mass", 1.0, "mass", "mass M of the galaxy, central body and stars together", 0.0,
             std::nullopt, true)
       .real("central_fraction", 0.5, "1",

@@ -173,7 +173,8 @@ vtkSmartPointer<vtkImageData> build_image(const GridFields& g, double time, std:
   vel->SetNumberOfComponents(3);
   vel->SetNumberOfTuples(vtkIdType(total));
   for (std::size_t c = 0; c < total; ++c)
-    for (int d = 0; d < 3; ++d) vel->SetComponent(vtkIdType(c), d, d < g.dim ? g.velocity[d][c] : 0.0);
+    for (int d = 0; d < 3; ++d)
+      vel->SetComponent(vtkIdType(c), d, d < g.dim ? g.velocity[d][c] : 0.0);
   cd->AddArray(vel);
   vtkNew<vtkTypeInt64Array> cnt;
   cnt->SetName("count");
@@ -204,7 +205,7 @@ void write_vti(vtkImageData* img, const std::string& path, const Settings& s) {
 }
 
 class GridFieldsObserver final : public Observer {
-public:
+ public:
   explicit GridFieldsObserver(Settings s) : s_(std::move(s)) {}
 
   std::uint64_t interval() const override { return s_.interval; }
@@ -263,7 +264,7 @@ public:
 
   void end() override { writer_.flush(); }
 
-private:
+ private:
   void write(const GridFields& g, std::uint64_t index, double time, std::uint64_t step) {
     char name[32];
     std::snprintf(name, sizeof name, "fields/%06llu.vti", static_cast<unsigned long long>(index));
@@ -281,7 +282,8 @@ private:
   std::uint64_t last_step_ = 0;
   bool have_last_step_ = false;
   std::vector<std::pair<double, std::string>> files_;  // (time, relative path); writer thread only
-  AsyncWriter writer_;  // last: destroyed first, running the pending jobs that use the members above
+  AsyncWriter
+      writer_;  // last: destroyed first, running the pending jobs that use the members above
 };
 
 const char* const kDoc = R"(Writes fields on a regular grid over the box for ParaView: every
@@ -325,33 +327,35 @@ void register_grid_fields(Registrar& r) {
   interval.min = 1;
   interval.max = double(kMaxSteps);
   info.schema.add(interval)
-      .integers("cells", std::nullopt, "number of cells per axis: [nx, ny] in 2D, [nx, ny, nz] in 3D "
+      .integers("cells", std::nullopt,
+                "number of cells per axis: [nx, ny] in 2D, [nx, ny, nz] in 3D "
                 "(at most 1e8 cells in all)",
                 2, 3, 1, 100000000)
       .boolean("compress", true, "compress the binary data")
-      .choice("compressor", "lz4", {"lz4", "zlib", "lzma"},
-              "lz4: fast; zlib: smaller, slower; lzma: smallest, slowest. ParaView reads all three");
+      .choice(
+          "compressor", "lz4", {"lz4", "zlib", "lzma"},
+          "lz4: fast; zlib: smaller, slower; lzma: smallest, slowest. ParaView reads all three");
   r.add(std::move(info), Factory<Observer>([](const ParamSet& ps, const RunInfo& run) {
           Settings s;
           const std::string where =
               "grid_fields" + (ps.context.empty() ? std::string() : " (" + ps.context + ")");
           const auto& cells = ps.integers("cells");
           if (int(cells.size()) != run.dim)
-            throw Error(where + ": cells has " + std::to_string(cells.size()) +
-                        " entries for a " + std::to_string(run.dim) +
-                        "D run; give one count per axis, e.g. cells = [" +
+            throw Error(where + ": cells has " + std::to_string(cells.size()) + " entries for a " +
+                        std::to_string(run.dim) + "D run; give one count per axis, e.g. cells = [" +
                         (run.dim == 2 ? "64, 64" : "32, 32, 32") + "]");
           std::int64_t total = 1;
           for (int d = 0; d < run.dim; ++d) {
             if (cells[d] < 1)
-              throw Error(where + ": cells[" + std::to_string(d) + "] = " +
-                          std::to_string(cells[d]) + "; every axis needs at least 1 cell");
+              throw Error(where + ": cells[" + std::to_string(d) +
+                          "] = " + std::to_string(cells[d]) + "; every axis needs at least 1 cell");
             if (!(run.box.length(d) > 0))
               throw Error(where + ": the box has no extent along axis " + std::to_string(d) +
                           "; set [box] lo < hi");
             total *= cells[d];
             if (total > 100000000)
-              throw Error(where + ": cells asks for more than 1e8 cells (each takes about 100 "
+              throw Error(where +
+                          ": cells asks for more than 1e8 cells (each takes about 100 "
                           "bytes of sums); use fewer");
             s.cells[d] = int(cells[d]);
           }

@@ -27,7 +27,9 @@ using text::shown;
 // The line without its comment, and the comment (after '#', trimmed).
 std::string_view strip_comment(std::string_view line, std::string_view* comment = nullptr) {
   const std::size_t hash = line.find('#');
-  if (comment) *comment = hash == std::string_view::npos ? std::string_view() : text::trim(line.substr(hash + 1));
+  if (comment)
+    *comment =
+        hash == std::string_view::npos ? std::string_view() : text::trim(line.substr(hash + 1));
   return text::trim(line.substr(0, hash));
 }
 
@@ -38,11 +40,25 @@ constexpr std::size_t kReserve = std::size_t(1) << 16;
 constexpr std::int64_t kMaxTypes = std::int64_t(1) << 20;
 
 // The counts a header may give (read_data's list).
-const std::string kHeaderCounts[] = {
-    "atoms", "bonds", "angles", "dihedrals", "impropers", "atom types", "bond types",
-    "angle types", "dihedral types", "improper types", "extra bond per atom",
-    "extra angle per atom", "extra dihedral per atom", "extra improper per atom",
-    "extra special per atom", "ellipsoids", "lines", "triangles", "bodies"};
+const std::string kHeaderCounts[] = {"atoms",
+                                     "bonds",
+                                     "angles",
+                                     "dihedrals",
+                                     "impropers",
+                                     "atom types",
+                                     "bond types",
+                                     "angle types",
+                                     "dihedral types",
+                                     "improper types",
+                                     "extra bond per atom",
+                                     "extra angle per atom",
+                                     "extra dihedral per atom",
+                                     "extra improper per atom",
+                                     "extra special per atom",
+                                     "ellipsoids",
+                                     "lines",
+                                     "triangles",
+                                     "bodies"};
 
 // Sections pardyn skips, and the header count that says how many lines each has.
 struct Skipped {
@@ -77,9 +93,9 @@ bool is_section(std::string_view s) {
   for (const auto& k : kSkipped)
     if (s == k.section) return true;
   // Sections of other atom styles and newer versions: recognised so that they are refused by name.
-  for (const char* other : {"Ellipsoids", "Lines", "Triangles", "Bodies", "Atom Type Labels",
-                            "Bond Type Labels", "Angle Type Labels", "Dihedral Type Labels",
-                            "Improper Type Labels"})
+  for (const char* other :
+       {"Ellipsoids", "Lines", "Triangles", "Bodies", "Atom Type Labels", "Bond Type Labels",
+        "Angle Type Labels", "Dihedral Type Labels", "Improper Type Labels"})
     if (s == other) return true;
   return false;
 }
@@ -96,7 +112,7 @@ constexpr Style kAtomic{"atomic", 5, 1, 2};
 constexpr Style kFull{"full", 7, 2, 4};
 
 class LammpsData final : public Generator {
-public:
+ public:
   LammpsData(const ParamSet& p, const RunInfo&)
       : context_(p.context.empty() ? std::string("lammps_data") : p.context),
         path_(p.string("path")),
@@ -158,12 +174,14 @@ public:
         continue;
       }
       if (!text::parse_int(w[0], first) || w.size() < 2)
-        r.fail("'" + shown(s) + "' is not a header line (such as '32 atoms', '2 atom types', "
+        r.fail("'" + shown(s) +
+               "' is not a header line (such as '32 atoms', '2 atom types', "
                "'0 10 xlo xhi'); the header ends at the first section (Masses, Atoms, ...)");
       const std::string key = join(w, 1);
       if (std::find(std::begin(kHeaderCounts), std::end(kHeaderCounts), key) ==
           std::end(kHeaderCounts))
-        r.fail("'" + shown(s) + "' is not a header line of a LAMMPS data file (such as '32 atoms', "
+        r.fail("'" + shown(s) +
+               "' is not a header line of a LAMMPS data file (such as '32 atoms', "
                "'2 atom types', '0 10 xlo xhi'); the header ends at the first section (Masses, "
                "Atoms, ...)");
       if (first < 0) r.fail("the count '" + shown(w[0]) + "' of " + key + " is negative");
@@ -221,72 +239,80 @@ public:
         if (!atom.empty()) r.fail("a second Atoms section");
         const Style* style = choose_style(r, style_hint);
         atom.reserve(std::min<std::size_t>(n, kReserve));
-        read_lines(r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
-          if (!style) {
-            // No style named: by the number of columns (atomic 5 or 8, full 7 or 10).
-            if (w.size() == 5 || w.size() == 8) style = &kAtomic;
-            else if (w.size() == 7 || w.size() == 10) style = &kFull;
-            else
-              r.fail(values(w.size()) + ": neither atom style atomic (id type x y "
-                     "z, 5 values, or 8 with image flags) nor full (id mol type q x y z, 7 or 10); "
-                     "pardyn reads those two (set style = \"atomic\" or \"full\" to be told what "
-                     "is wrong)");
-          }
-          const std::size_t c = std::size_t(style->columns);
-          if (w.size() != c && w.size() != c + 3)
-            r.fail(values(w.size()) + "; atom style " + style->name + " has " +
-                   std::to_string(c) + " (" +
-                   (style == &kAtomic ? "id type x y z" : "id mol type q x y z") + "), or " +
-                   std::to_string(c + 3) + " with image flags ix iy iz");
-          Atom a{};
-          a.line = r.line();
-          a.id = r.integer(w[0], "atom id", 1, INT64_MAX);
-          a.type = std::int32_t(r.integer(w[std::size_t(style->type)], "atom type", 1, ntypes) - 1);
-          if (style == &kFull) {
-            r.integer(w[1], "molecule id", 0, INT64_MAX);
-            r.real(w[3], "charge q");
-          }
-          for (int d = 0; d < 3; ++d) {
-            const std::string_view word = w[std::size_t(style->x + d)];
-            a.x[d] = r.real(word, std::string(1, "xyz"[d]));
-            if (d >= dim && a.x[d] != 0)
-              r.fail("z = " + shown(word) + " in a 2D run; every z must be 0");
-          }
-          if (w.size() == c + 3) {
-            for (int d = 0; d < 3; ++d) {
-              const std::string_view word = w[c + std::size_t(d)];
-              const std::string flag = std::string("image flag i") + "xyz"[d];
-              a.image[d] = std::int32_t(r.integer(word, flag, -(std::int64_t(1) << 30), std::int64_t(1) << 30));
-              if (a.image[d] == 0) continue;
-              if (d >= dim)
-                r.fail(flag + " = " + shown(word) + " in a 2D run; it must be 0");
-              if (ctx.box && ctx.box->boundary[d] != Boundary::Periodic)
-                r.fail(flag + " = " + shown(word) + " but the scenario's " + "xyz"[d] +
-                       " axis is " + to_string(ctx.box->boundary[d]) +
-                       ", not periodic: the atom's unwrapped position lies outside the box; make "
-                       "the axis periodic in [box], or write the data with unwrapped positions "
-                       "and no image flags");
-            }
-          }
-          atom.push_back(a);
-        });
+        read_lines(
+            r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
+              if (!style) {
+                // No style named: by the number of columns (atomic 5 or 8, full 7 or 10).
+                if (w.size() == 5 || w.size() == 8) style = &kAtomic;
+                else if (w.size() == 7 || w.size() == 10) style = &kFull;
+                else
+                  r.fail(
+                      values(w.size()) +
+                      ": neither atom style atomic (id type x y "
+                      "z, 5 values, or 8 with image flags) nor full (id mol type q x y z, 7 or "
+                      "10); "
+                      "pardyn reads those two (set style = \"atomic\" or \"full\" to be told what "
+                      "is wrong)");
+              }
+              const std::size_t c = std::size_t(style->columns);
+              if (w.size() != c && w.size() != c + 3)
+                r.fail(values(w.size()) + "; atom style " + style->name + " has " +
+                       std::to_string(c) + " (" +
+                       (style == &kAtomic ? "id type x y z" : "id mol type q x y z") + "), or " +
+                       std::to_string(c + 3) + " with image flags ix iy iz");
+              Atom a{};
+              a.line = r.line();
+              a.id = r.integer(w[0], "atom id", 1, INT64_MAX);
+              a.type =
+                  std::int32_t(r.integer(w[std::size_t(style->type)], "atom type", 1, ntypes) - 1);
+              if (style == &kFull) {
+                r.integer(w[1], "molecule id", 0, INT64_MAX);
+                r.real(w[3], "charge q");
+              }
+              for (int d = 0; d < 3; ++d) {
+                const std::string_view word = w[std::size_t(style->x + d)];
+                a.x[d] = r.real(word, std::string(1, "xyz"[d]));
+                if (d >= dim && a.x[d] != 0)
+                  r.fail("z = " + shown(word) + " in a 2D run; every z must be 0");
+              }
+              if (w.size() == c + 3) {
+                for (int d = 0; d < 3; ++d) {
+                  const std::string_view word = w[c + std::size_t(d)];
+                  const std::string flag = std::string("image flag i") + "xyz"[d];
+                  a.image[d] = std::int32_t(
+                      r.integer(word, flag, -(std::int64_t(1) << 30), std::int64_t(1) << 30));
+                  if (a.image[d] == 0) continue;
+                  if (d >= dim) r.fail(flag + " = " + shown(word) + " in a 2D run; it must be 0");
+                  if (ctx.box && ctx.box->boundary[d] != Boundary::Periodic)
+                    r.fail(
+                        flag + " = " + shown(word) + " but the scenario's " + "xyz"[d] +
+                        " axis is " + to_string(ctx.box->boundary[d]) +
+                        ", not periodic: the atom's unwrapped position lies outside the box; make "
+                        "the axis periodic in [box], or write the data with unwrapped positions "
+                        "and no image flags");
+                }
+              }
+              atom.push_back(a);
+            });
       } else if (name == "Velocities") {
         if (!velocity.empty()) r.fail("a second Velocities section");
         velocity.reserve(std::min<std::size_t>(n, kReserve));
-        read_lines(r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
-          if (w.size() != 4)
-            r.fail(values(w.size()) + "; a line of Velocities is id vx vy vz (4 "
-                   "values, for the atom styles atomic and full)");
-          Velocity v{};
-          v.line = r.line();
-          v.id = r.integer(w[0], "atom id", 1, INT64_MAX);
-          for (int d = 0; d < 3; ++d) {
-            v.v[d] = r.real(w[std::size_t(1 + d)], std::string("v") + "xyz"[d]);
-            if (d >= dim && v.v[d] != 0)
-              r.fail("vz = " + shown(w[3]) + " in a 2D run; every vz must be 0");
-          }
-          velocity.push_back(v);
-        });
+        read_lines(r, name, n, "atoms", section, comment,
+                   [&](const std::vector<std::string_view>& w) {
+                     if (w.size() != 4)
+                       r.fail(values(w.size()) +
+                              "; a line of Velocities is id vx vy vz (4 "
+                              "values, for the atom styles atomic and full)");
+                     Velocity v{};
+                     v.line = r.line();
+                     v.id = r.integer(w[0], "atom id", 1, INT64_MAX);
+                     for (int d = 0; d < 3; ++d) {
+                       v.v[d] = r.real(w[std::size_t(1 + d)], std::string("v") + "xyz"[d]);
+                       if (d >= dim && v.v[d] != 0)
+                         r.fail("vz = " + shown(w[3]) + " in a 2D run; every vz must be 0");
+                     }
+                     velocity.push_back(v);
+                   });
       } else if (name == "Masses") {
         if (!type_mass.empty()) r.fail("a second Masses section");
         type_mass.assign(std::size_t(ntypes), 0.0);
@@ -301,7 +327,8 @@ public:
                               " is given twice (also on line " + std::to_string(given[t]) + ")");
                      given[t] = r.line();
                      const double m = r.real(w[1], "mass");
-                     if (!(m > 0)) r.fail("mass " + shown(w[1]) + " is not positive; every mass must be > 0");
+                     if (!(m > 0))
+                       r.fail("mass " + shown(w[1]) + " is not positive; every mass must be > 0");
                      type_mass[t] = m;
                    });
       } else {
@@ -309,10 +336,13 @@ public:
         for (const auto& k : kSkipped)
           if (name == k.section) skip = &k;
         if (!skip)
-          r.fail("section '" + shown(name) + "' is not one pardyn reads (Atoms, Masses, "
+          r.fail("section '" + shown(name) +
+                 "' is not one pardyn reads (Atoms, Masses, "
                  "Velocities; topology and coefficient sections such as Bonds and Pair Coeffs are "
-                 "skipped)" + (is_section(name) ? "" : "; is it a misspelt section name or a "
-                 "header line out of place?"));
+                 "skipped)" +
+                 (is_section(name) ? ""
+                                   : "; is it a misspelt section name or a "
+                                     "header line out of place?"));
         const auto it = counts.find(skip->count);
         const std::int64_t lines = it == counts.end() ? -1 : it->second;
         if (lines < 0)
@@ -352,8 +382,8 @@ public:
       const auto it = std::lower_bound(atom.begin(), atom.end(), v.id,
                                        [](const Atom& a, std::int64_t id) { return a.id < id; });
       if (it == atom.end() || it->id != v.id)
-        r.fail_at(v.line, "Velocities: atom id " + std::to_string(v.id) +
-                              " is not in the Atoms section");
+        r.fail_at(v.line,
+                  "Velocities: atom id " + std::to_string(v.id) + " is not in the Atoms section");
       const auto k = std::size_t(it - atom.begin());
       if (have[k])
         r.fail_at(v.line, "Velocities: atom id " + std::to_string(v.id) + " appears twice");
@@ -363,7 +393,7 @@ public:
     return hp;
   }
 
-private:
+ private:
   static std::string join(const std::vector<std::string_view>& w, std::size_t from) {
     std::string s;
     for (std::size_t k = from; k < w.size(); ++k) (s += k > from ? " " : "") += std::string(w[k]);
@@ -396,8 +426,7 @@ private:
   // as words; then the next section's keyword into `next` (empty at the end of the file).
   template <class F>
   static void read_lines(text::LineReader& r, const std::string& name, std::size_t count,
-                         const char* count_key, std::string& next, std::string& comment,
-                         F&& line) {
+                         const char* count_key, std::string& next, std::string& comment, F&& line) {
     const std::size_t header_line = r.line();
     std::string text;
     std::size_t k = 0;
@@ -413,8 +442,10 @@ private:
       std::int64_t first = 0;
       if (!text::parse_int(w[0], first) && is_section(s))
         r.fail(name + " (line " + std::to_string(header_line) + ") ends after " +
-               std::to_string(k) + " of its " + std::to_string(count) + " lines, as many as the "
-               "header's " + count_key + " count says: a line is missing, or the count is wrong");
+               std::to_string(k) + " of its " + std::to_string(count) +
+               " lines, as many as the "
+               "header's " +
+               count_key + " count says: a line is missing, or the count is wrong");
       line(w);
       ++k;
     }

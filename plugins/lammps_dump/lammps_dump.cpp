@@ -14,12 +14,12 @@ namespace pardyn::plugins {
 namespace {
 
 class LammpsDump final : public trajectory::Writer {
-public:
+ public:
   LammpsDump(std::uint64_t interval, std::string file)
       : Writer("lammps_dump observer", interval, std::move(file)) {}
   ~LammpsDump() override { finish_pending(); }
 
-protected:
+ protected:
   void write_header(std::string& t, const trajectory::Frame& f, std::uint64_t step,
                     double time) override {
     using trajectory::put;
@@ -89,7 +89,8 @@ protected:
       if (periodic)
         for (int d = 0; d < 3; ++d) {
           t += ' ';
-          trajectory::put_int(t, d < dim && box.boundary[d] == Boundary::Periodic ? f.image[d][i] : 0);
+          trajectory::put_int(t,
+                              d < dim && box.boundary[d] == Boundary::Periodic ? f.image[d][i] : 0);
         }
       t += ' ';
       put(t, f.mass[i]);

@@ -12,12 +12,12 @@ namespace pardyn::plugins {
 namespace {
 
 class Langevin final : public Thermostat {
-public:
+ public:
   using Thermostat::Thermostat;
   // The random kicks change the total momentum.
   bool conserves_momentum() const override { return false; }
 
-private:
+ private:
   void act(StepContext& ctx, double h, double T0) override {
     ctx.ops().langevin(ctx.store(), std::exp(-h / settings().tau), T0, settings().seed, ctx.step());
   }
@@ -42,8 +42,8 @@ Example:
 
 void register_langevin(Registrar& r) {
   register_thermostat<Langevin>(
-      r, "langevin", "Langevin thermostat: exact Ornstein-Uhlenbeck velocity update (canonical)", kDoc,
-      0x1a6e5171ull);
+      r, "langevin", "Langevin thermostat: exact Ornstein-Uhlenbeck velocity update (canonical)",
+      kDoc, 0x1a6e5171ull);
 }
 
 }  // namespace

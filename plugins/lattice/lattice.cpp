@@ -135,9 +135,7 @@ class Lattice final : public Generator {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(context_ + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(context_ + ": " + what); }
 
   // Sites of lattice constant a in the region, and the cells per axis.
   std::int64_t sites_for(double a, const Plan& p, int dim, std::int64_t cells[3]) const {
@@ -207,11 +205,12 @@ class Lattice final : public Generator {
     for (int d = 0; d < 3; ++d) p.side[d] = p.a * kind_.cell[d];
     if (p.sites > 0 && p.sites <= std::int64_t(kMaxSites)) fit_periods(dim, box, how, p);
     if (p.sites > std::int64_t(kMaxSites))
-      fail("the region would hold more than " + format_number(kMaxSites) + " sites at lattice constant " +
-           format_number(p.a) + "; check spacing/density (and their units)");
+      fail("the region would hold more than " + format_number(kMaxSites) +
+           " sites at lattice constant " + format_number(p.a) +
+           "; check spacing/density (and their units)");
     if (p.sites == 0)
-      fail("the region is smaller than one lattice cell (lattice constant " + format_number(p.a) + " from " +
-           how + "); lower spacing, raise density, or enlarge region_lo/region_hi");
+      fail("the region is smaller than one lattice cell (lattice constant " + format_number(p.a) +
+           " from " + how + "); lower spacing, raise density, or enlarge region_lo/region_hi");
     if (count_ > p.sites)
       fail(
           "count = " + std::to_string(count_) + " but only " + std::to_string(p.sites) +
@@ -229,20 +228,20 @@ class Lattice final : public Generator {
     std::string stretched, refused;
     for (int d = 0; d < dim; ++d) {
       const double L = p.hi[d] - p.lo[d];
-      const bool spans = std::abs(p.lo[d] - box.lo[d]) <= 1e-12 * L &&
-                         std::abs(p.hi[d] - box.hi[d]) <= 1e-12 * L;
+      const bool spans =
+          std::abs(p.lo[d] - box.lo[d]) <= 1e-12 * L && std::abs(p.hi[d] - box.hi[d]) <= 1e-12 * L;
       if (box.boundary[d] != Boundary::Periodic || !spans || fit_ == "gap") continue;
       const double c = p.a * kind_.cell[d], r = L / c;
       const double n = std::max(1.0, std::round(r));
       if (std::abs(r - n) > kFitTolerance * r && fit_ == "exact") {
         const double below = std::max(1.0, std::floor(r)), above = std::ceil(r);
-        refused += std::string(refused.empty() ? "" : "; ") + "the periodic side " + axis[d] +
-                   " = " + format_number(L) + " holds " + format_number(r) + " cells of " +
-                   format_number(c) + ": use " + format_number(below * c) + " (" +
-                   format_number(below) + " cells)" +
-                   (above > below ? " or " + format_number(above * c) + " (" +
-                                        format_number(above) + " cells)"
-                                  : std::string());
+        refused +=
+            std::string(refused.empty() ? "" : "; ") + "the periodic side " + axis[d] + " = " +
+            format_number(L) + " holds " + format_number(r) + " cells of " + format_number(c) +
+            ": use " + format_number(below * c) + " (" + format_number(below) + " cells)" +
+            (above > below
+                 ? " or " + format_number(above * c) + " (" + format_number(above) + " cells)"
+                 : std::string());
         continue;
       }
       p.cells[d] = std::int64_t(n);
@@ -274,7 +273,6 @@ class Lattice final : public Generator {
     std::copy(r.lo, r.lo + 3, p.lo);
     std::copy(r.hi, r.hi + 3, p.hi);
   }
-
 
   std::string context_;
   const Kind& kind_;

@@ -12,7 +12,7 @@ namespace pardyn::plugins {
 namespace {
 
 class Leapfrog final : public Integrator {
-public:
+ public:
   explicit Leapfrog(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
   void set_dt(double dt) override { dt_ = dt; }
@@ -24,7 +24,7 @@ public:
     ops.kick(ctx.store(), 0.5 * dt_);
   }
 
-private:
+ private:
   double dt_;
 };
 
@@ -50,8 +50,9 @@ void register_leapfrog(Registrar& r) {
                       "kick-drift-kick leapfrog (velocity Verlet): 2nd order, symplectic"),
         make);
   // The name most molecular dynamics users look for.
-  r.add(leapfrog_info("velocity_verlet", "velocity Verlet: an alias of leapfrog (2nd order, "
-                                         "symplectic)"),
+  r.add(leapfrog_info("velocity_verlet",
+                      "velocity Verlet: an alias of leapfrog (2nd order, "
+                      "symplectic)"),
         make);
 }
 

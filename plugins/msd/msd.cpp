@@ -33,7 +33,7 @@ namespace pardyn::plugins::msd {
 namespace {
 
 class CpuDisplacements final : public Displacements {
-public:
+ public:
   void set_reference(const std::vector<double>& ref, int dim, std::size_t ids) override {
     ref_ = ref;
     dim_ = dim;
@@ -63,7 +63,7 @@ public:
       for (int k = 0; k < m; ++k) out[k] += part[std::size_t(t) * m + k];
   }
 
-private:
+ private:
   std::vector<double> ref_;
   int dim_ = 3;
   std::size_t ids_ = 0;
@@ -87,7 +87,7 @@ std::uint64_t checksum(const char* data, std::size_t n) {
 }
 
 class Msd final : public Observer {
-public:
+ public:
   Msd(std::uint64_t interval, std::string file, const RunInfo& run)
       : interval_(interval),
         file_(std::move(file)),
@@ -112,10 +112,13 @@ public:
       return;
     }
     if (std::filesystem::exists(path_))
-      throw Error("msd: cannot continue " + path_ + ": the reference positions it was measured "
-                  "from (" + path_ + ".reference) are missing, so a resumed run would measure "
-                  "from another origin. Restore that file, or move " + path_ +
-                  " away to start a new series from the first analysis of the resumed run");
+      throw Error("msd: cannot continue " + path_ +
+                  ": the reference positions it was measured "
+                  "from (" +
+                  path_ +
+                  ".reference) are missing, so a resumed run would measure "
+                  "from another origin. Restore that file, or move " +
+                  path_ + " away to start a new series from the first analysis of the resumed run");
   }
 
   void analyse(StepContext& ctx, Thermo& t, std::size_t first) override {
@@ -164,7 +167,7 @@ public:
   }
   ~Msd() override { end(); }
 
-private:
+ private:
   std::string header() const {
     static const char* axis[3] = {"x", "y", "z"};
     std::string h = "step,time," + stem_;
@@ -210,7 +213,8 @@ private:
     std::int64_t max_id = -1;
     int types = 1;
     for (std::size_t i = 0; i < n; ++i) {
-      if (hp.id[i] < 0) throw Error("msd: particle id " + std::to_string(hp.id[i]) + " is negative");
+      if (hp.id[i] < 0)
+        throw Error("msd: particle id " + std::to_string(hp.id[i]) + " is negative");
       max_id = std::max(max_id, hp.id[i]);
       if (hp.type[i] < 0)
         throw Error("msd: particle type " + std::to_string(hp.type[i]) + " is negative");
@@ -277,11 +281,13 @@ private:
     std::uint64_t step = 0;
     double time = 0;
     const auto damaged = [&] {
-      return Error("msd: " + rp + " is damaged or not a reference file; restore it, or move it "
-                   "and " + path_ + " away to start a new series");
+      return Error("msd: " + rp +
+                   " is damaged or not a reference file; restore it, or move it "
+                   "and " +
+                   path_ + " away to start a new series");
     };
-    if (!(h >> magic >> version >> k1 >> dim >> k2 >> ids >> k3 >> n >> k4 >> types >> k5 >>
-          step >> k6 >> time) ||
+    if (!(h >> magic >> version >> k1 >> dim >> k2 >> ids >> k3 >> n >> k4 >> types >> k5 >> step >>
+          k6 >> time) ||
         magic != "pardyn-msd-reference" || version != 1 || types < 1 || types > kMaxTypes ||
         ids > (std::size_t(1) << 40))
       throw damaged();
@@ -295,8 +301,8 @@ private:
     std::uint64_t sum = 0;
     in.read(reinterpret_cast<char*>(ref.data()), std::streamsize(ref.size() * sizeof(double)));
     in.read(reinterpret_cast<char*>(&sum), sizeof sum);
-    if (!in || sum != checksum(reinterpret_cast<const char*>(ref.data()),
-                               ref.size() * sizeof(double)))
+    if (!in ||
+        sum != checksum(reinterpret_cast<const char*>(ref.data()), ref.size() * sizeof(double)))
       throw damaged();
     ref_ = std::move(ref);
     ids_ = ids;
@@ -385,14 +391,14 @@ void register_msd(Registrar& r) {
       .string("file", "msd.csv",
               "the CSV file, relative to the run's output folder; the reference positions go to "
               "<file>.reference");
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
-          const std::string& file = p.string("file");
-          check_analysis_output(output_name("msd", p),
-                                "its reference positions would be one rank's particles", run,
-                                file, "msd.csv");
-          return std::unique_ptr<Observer>(
-              new Msd(std::uint64_t(p.integer("interval")), file, run));
-        }));
+  r.add(
+      std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
+        const std::string& file = p.string("file");
+        check_analysis_output(output_name("msd", p),
+                              "its reference positions would be one rank's particles", run, file,
+                              "msd.csv");
+        return std::unique_ptr<Observer>(new Msd(std::uint64_t(p.integer("interval")), file, run));
+      }));
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 class CudaDisplacements final : public Displacements {
-public:
+ public:
   void set_reference(const std::vector<double>& ref, int, std::size_t ids) override {
     double* d = ref_.get(ref.size());
     if (!ref.empty())
@@ -79,8 +79,8 @@ public:
   void sums(const ParticleStore& s, const double L[3], int types, double* out) override {
     const int m = s.dim() + types + 1;
     const std::size_t n = s.size();
-    const int blocks = int(std::max<std::size_t>(
-        1, std::min<std::size_t>((n + kThreads - 1) / kThreads, 1024)));
+    const int blocks =
+        int(std::max<std::size_t>(1, std::min<std::size_t>((n + kThreads - 1) / kThreads, 1024)));
     double* partial = partial_.get(std::size_t(blocks) * m);
     double* dout = out_.get(std::size_t(m));
     visit(s, [&](auto p) {
@@ -95,7 +95,7 @@ public:
         cudaMemcpy(out, dout, std::size_t(m) * sizeof(double), cudaMemcpyDeviceToHost));
   }
 
-private:
+ private:
   DeviceBuffer<double> ref_, partial_, out_;
   std::size_t ids_ = 0;
 };

@@ -21,9 +21,9 @@ constexpr int kMaxTypes = 64;
 // position x + image L; false when its id has no reference. One function for the CPU loop and the
 // GPU kernel.
 template <class View>
-PARDYN_HD PARDYN_INLINE bool squared_displacement(const View& p, std::size_t i,
-                                                  const double* ref, std::size_t ids,
-                                                  const double (&L)[3], double (&dx2)[3]) {
+PARDYN_HD PARDYN_INLINE bool squared_displacement(const View& p, std::size_t i, const double* ref,
+                                                  std::size_t ids, const double (&L)[3],
+                                                  double (&dx2)[3]) {
   const std::int64_t id = p.id[i];
   if (id < 0 || std::size_t(id) >= ids) return false;
 #if defined(__CUDA_ARCH__)
@@ -61,7 +61,7 @@ PARDYN_HD PARDYN_INLINE void add_displacement(const View& p, std::size_t i, cons
 }
 
 class Displacements {
-public:
+ public:
   virtual ~Displacements() = default;
   // The reference positions: ref[d * ids + id] (unwrapped, double) for ids 0 .. ids - 1.
   virtual void set_reference(const std::vector<double>& ref, int dim, std::size_t ids) = 0;

@@ -25,8 +25,6 @@
 namespace pardyn::plugins {
 namespace {
 
-
-
 void random_direction(std::mt19937_64& g, double length, double out[3]) {
   const double cos_t = 2.0 * uniform01(g) - 1.0;
   const double sin_t = std::sqrt(std::max(0.0, 1.0 - cos_t * cos_t));
@@ -93,9 +91,7 @@ class Plummer final : public Generator {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(context_ + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(context_ + ": " + what); }
   void check_dim(int dim) const {
     if (dim != 3)
       fail("a Plummer sphere is 3D but the run is " + std::to_string(dim) +
@@ -151,7 +147,7 @@ FactoryInfo plummer_info() {
   f.backends = kBackendAll;
   f.schema
       .integer("count", std::nullopt, "number of particles (equal masses total_mass / count)", 1,
-                   double(kMaxParticles))
+               double(kMaxParticles))
       .real("total_mass", 1.0, "mass", "total mass M of the sphere", 0.0, std::nullopt, true)
       .real("scale_radius", 1.0, "length", "Plummer scale radius a (half-mass radius 1.3048 a)",
             0.0, std::nullopt, true)

@@ -78,19 +78,17 @@ void count_on_cpu(const CellList& cl, const PeriodicImage<Real>& img, const Coun
 }
 
 class CpuCounter final : public PairCounter {
-public:
+ public:
   void count(const CellList& cl, const Box& box, Precision precision, const CountSetup& s,
              std::vector<std::uint64_t>& hist) override {
     if (cl.dim == 2) {
       if (precision == Precision::Float)
         count_on_cpu<2, float>(cl, PeriodicImage<float>::make(box), s, hist);
-      else
-        count_on_cpu<2, double>(cl, PeriodicImage<double>::make(box), s, hist);
+      else count_on_cpu<2, double>(cl, PeriodicImage<double>::make(box), s, hist);
     } else {
       if (precision == Precision::Float)
         count_on_cpu<3, float>(cl, PeriodicImage<float>::make(box), s, hist);
-      else
-        count_on_cpu<3, double>(cl, PeriodicImage<double>::make(box), s, hist);
+      else count_on_cpu<3, double>(cl, PeriodicImage<double>::make(box), s, hist);
     }
   }
 };
@@ -105,18 +103,16 @@ struct Settings {
 
 // The running sums of the average, and a copy of them as saved for a resumed run.
 struct Sums {
-  std::uint64_t step = 0;    // the last analysis added
-  std::uint64_t frames = 0;  // analyses added
-  int types = 0;             // 0 until the first analysis
-  double pairs_all = 0;      // sum over analyses of N (N - 1) / 2
-  std::vector<double> pairs;            // [column]: sum of P_ab
-  std::vector<std::uint64_t> counts;    // [column * bins + bin]
+  std::uint64_t step = 0;             // the last analysis added
+  std::uint64_t frames = 0;           // analyses added
+  int types = 0;                      // 0 until the first analysis
+  double pairs_all = 0;               // sum over analyses of N (N - 1) / 2
+  std::vector<double> pairs;          // [column]: sum of P_ab
+  std::vector<std::uint64_t> counts;  // [column * bins + bin]
 };
 
 // "rdf.csv" -> "rdf": the prefix of the thermo columns.
-std::string stem_of(const std::string& file) {
-  return std::filesystem::path(file).stem().string();
-}
+std::string stem_of(const std::string& file) { return std::filesystem::path(file).stem().string(); }
 
 std::string fmt(double v) {
   char b[40];
@@ -125,7 +121,7 @@ std::string fmt(double v) {
 }
 
 class Rdf final : public Observer {
-public:
+ public:
   Rdf(const Settings& s, const RunInfo& run) : s_(s), dim_(run.dim), stem_(stem_of(s.file)) {
     IdealBox ib;
     ib.dim = run.dim;
@@ -169,7 +165,7 @@ public:
   void sync() override { save_state(); }
   void end() override { save_state(); }
 
-private:
+ private:
   void add_analysis(StepContext& ctx) {
     ParticleStore& s = ctx.store();
     // The particle numbers per type, once per particle set (types never change during a run).
@@ -178,8 +174,7 @@ private:
       s.download(hp, ParticleStore::kType);
       int types = 1;
       for (const std::int32_t ty : hp.type) {
-        if (ty < 0)
-          throw Error("rdf: particle type " + std::to_string(ty) + " is negative");
+        if (ty < 0) throw Error("rdf: particle type " + std::to_string(ty) + " is negative");
         types = std::max(types, int(ty) + 1);
       }
       if (types > kMaxTypes)
@@ -190,8 +185,8 @@ private:
         throw Error("rdf: the particles now have " + std::to_string(types) +
                     " types, but the average so far (" +
                     (restored_ ? "restored from " + path_ + ".state" : std::string("this run")) +
-                    ") has " + std::to_string(sums_.types) +
-                    "; remove " + path_ + ".state to start the average afresh");
+                    ") has " + std::to_string(sums_.types) + "; remove " + path_ +
+                    ".state to start the average afresh");
       const std::size_t entries = std::size_t(types) * (types + 1) / 2 * std::size_t(s_.bins);
       if (entries > kMaxEntries)
         throw Error("rdf: " + std::to_string(types) + " particle types (" +
@@ -282,8 +277,8 @@ private:
     out += "\n";
     const double dr = s_.r_max / s_.bins;
     for (int b = 0; b < s_.bins; ++b) {
-      out += fmt(b * dr) + "," + fmt((b + 1) * dr) + "," + fmt((b + 0.5) * dr) + "," +
-             fmt(g_all(b));
+      out +=
+          fmt(b * dr) + "," + fmt((b + 1) * dr) + "," + fmt((b + 0.5) * dr) + "," + fmt(g_all(b));
       for (int col = 0; col < int(sums_.pairs.size()); ++col) out += "," + fmt(g_col(col, b));
       out += "\n";
     }
@@ -332,8 +327,8 @@ private:
     std::getline(in, head);
     if (head != state_header())
       throw Error("rdf: " + sp + " was written with other settings (\"" + head +
-                  "\", this run: \"" + state_header() +
-                  "\"); remove it (and " + path_ + ") to start the average afresh, or resume "
+                  "\", this run: \"" + state_header() + "\"); remove it (and " + path_ +
+                  ") to start the average afresh, or resume "
                   "with the settings of the run that wrote it");
     std::deque<Sums> all;
     std::string word;
@@ -443,39 +438,38 @@ void register_rdf(Registrar& r) {
             "largest separation counted; at most half the shortest periodic side", 0.0,
             std::nullopt, true)
       .integer("bins", 100, "number of bins on [0, r_max)", 1, 1000000)
-      .add(steps_param("interval", 100, 1,
-                       "analyse at the steps that are multiples of this"))
+      .add(steps_param("interval", 100, 1, "analyse at the steps that are multiples of this"))
       .add(steps_param("start", 0, 0,
                        "first step averaged (earlier analyses are skipped: equilibration)"))
       .string("file", "rdf.csv",
               "the CSV file, relative to the run's output folder; its state goes to <file>.state");
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
-          const std::string who = output_name("rdf", p);
-          check_analysis_output(who, "it pairs only the particles of one rank", run,
-                                p.string("file"), "rdf.csv");
-          Settings s;
-          s.r_max = p.real("r_max");
-          s.bins = int(p.integer("bins"));
-          s.interval = std::uint64_t(p.integer("interval"));
-          s.start = std::uint64_t(p.integer("start"));
-          s.file = p.string("file");
-          double half = std::numeric_limits<double>::infinity();
-          for (int d = 0; d < run.dim; ++d) {
-            if (run.box.boundary[d] == Boundary::Open)
-              throw Error(who + ": axis " + std::to_string(d) +
-                          " of the box is open: g(r) is normalised by the particle density of a "
-                          "finite box, so every axis must be periodic or walled");
-            if (run.box.boundary[d] == Boundary::Periodic)
-              half = std::min(half, 0.5 * run.box.length(d));
-          }
-          if (s.r_max > half)
-            throw Error(who + ": r_max = " + format_number(s.r_max) +
-                        " exceeds half the shortest periodic side of the box (" +
-                        format_number(half) +
-                        "): beyond it the minimum image is not unique. Set r_max <= " +
-                        format_number(half));
-          return std::unique_ptr<Observer>(new Rdf(s, run));
-        }));
+  r.add(
+      std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
+        const std::string who = output_name("rdf", p);
+        check_analysis_output(who, "it pairs only the particles of one rank", run, p.string("file"),
+                              "rdf.csv");
+        Settings s;
+        s.r_max = p.real("r_max");
+        s.bins = int(p.integer("bins"));
+        s.interval = std::uint64_t(p.integer("interval"));
+        s.start = std::uint64_t(p.integer("start"));
+        s.file = p.string("file");
+        double half = std::numeric_limits<double>::infinity();
+        for (int d = 0; d < run.dim; ++d) {
+          if (run.box.boundary[d] == Boundary::Open)
+            throw Error(who + ": axis " + std::to_string(d) +
+                        " of the box is open: g(r) is normalised by the particle density of a "
+                        "finite box, so every axis must be periodic or walled");
+          if (run.box.boundary[d] == Boundary::Periodic)
+            half = std::min(half, 0.5 * run.box.length(d));
+        }
+        if (s.r_max > half)
+          throw Error(
+              who + ": r_max = " + format_number(s.r_max) +
+              " exceeds half the shortest periodic side of the box (" + format_number(half) +
+              "): beyond it the minimum image is not unique. Set r_max <= " + format_number(half));
+        return std::unique_ptr<Observer>(new Rdf(s, run));
+      }));
 }
 
 }  // namespace

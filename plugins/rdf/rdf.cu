@@ -41,10 +41,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], 1, lo[d], hi[d]);
     count_partners<Dim>(cl, std::uint32_t(k), xi, ti, lo, hi, img, rmax2, inv_dr, bins, types,
                         [&](int e) {
-                          if (Shared)
-                            atomicAdd(&sub[e], 1u);
-                          else
-                            atomicAdd(&hist[e], 1ull);
+                          if (Shared) atomicAdd(&sub[e], 1u);
+                          else atomicAdd(&hist[e], 1ull);
                         });
   }
   if (Shared) {
@@ -65,14 +63,14 @@ void launch(const CellList& cl, const Box& box, const CountSetup& s, unsigned lo
         cl, img, rmax2, inv_dr, s.bins, s.types, hist);
     PARDYN_CUDA_CHECK_LAUNCH("rdf count_kernel (shared histogram)");
   } else {
-    count_kernel<Dim, Real, false><<<blocks, kThreads>>>(cl, img, rmax2, inv_dr, s.bins, s.types,
-                                                         hist);
+    count_kernel<Dim, Real, false>
+        <<<blocks, kThreads>>>(cl, img, rmax2, inv_dr, s.bins, s.types, hist);
     PARDYN_CUDA_CHECK_LAUNCH("rdf count_kernel (global histogram)");
   }
 }
 
 class CudaCounter final : public PairCounter {
-public:
+ public:
   void count(const CellList& cl, const Box& box, Precision precision, const CountSetup& s,
              std::vector<std::uint64_t>& hist) override {
     const std::size_t total = std::size_t(s.columns()) * std::size_t(s.bins);
@@ -87,12 +85,12 @@ public:
       else launch<3, double>(cl, box, s, d);
     }
     host_.resize(total);
-    PARDYN_CUDA_CHECK(cudaMemcpy(host_.data(), d, total * sizeof(unsigned long long),
-                                 cudaMemcpyDeviceToHost));
+    PARDYN_CUDA_CHECK(
+        cudaMemcpy(host_.data(), d, total * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < total; ++i) hist[i] += host_[i];
   }
 
-private:
+ private:
   DeviceBuffer<unsigned long long> hist_;
   std::vector<unsigned long long> host_;
 };

@@ -58,8 +58,8 @@ template <int Dim, class Real, class Add>
 PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
                                             const CellParticle<Real>& xi, int ti,
                                             const int (&lo)[3], const int (&hi)[3],
-                                            const PeriodicImage<Real>& img, Real rmax2,
-                                            Real inv_dr, int bins, int types, Add&& add) {
+                                            const PeriodicImage<Real>& img, Real rmax2, Real inv_dr,
+                                            int bins, int types, Add&& add) {
   const CellParticle<Real>* __restrict__ pos = cl.positions<Real>();
   const std::int32_t* __restrict__ type = cl.type;
   for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
@@ -78,12 +78,12 @@ PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
 }
 
 class PairCounter {
-public:
+ public:
   virtual ~PairCounter() = default;
   // Adds every pair of the cell list closer than s.r_max to hist[column * bins + bin]
   // (hist: s.columns() * s.bins host values). The cell list was built with cutoff >= r_max.
-  virtual void count(const CellList& cl, const Box& box, Precision precision,
-                     const CountSetup& s, std::vector<std::uint64_t>& hist) = 0;
+  virtual void count(const CellList& cl, const Box& box, Precision precision, const CountSetup& s,
+                     std::vector<std::uint64_t>& hist) = 0;
 };
 std::unique_ptr<PairCounter> make_cpu_counter();
 #if defined(PARDYN_PLUGIN_HAS_CUDA)

@@ -92,7 +92,7 @@ inline void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w
 
 // The shell probabilities of one box, with the quadrature nodes computed once.
 class IdealReference {
-public:
+ public:
   explicit IdealReference(const IdealBox& b) : box_(b) {
     gauss_legendre(kAngular, ax_, aw_);
     gauss_legendre(kRadial, rx_, rw_);
@@ -159,7 +159,7 @@ public:
     return h * sum / V;
   }
 
-private:
+ private:
   static double weight(double x) { return x < 1 ? 1 - x : 0.0; }
   static constexpr int kAngular = 48;
   static constexpr int kRadial = 4;

@@ -13,7 +13,7 @@ namespace pardyn::plugins {
 namespace {
 
 class Rk4 final : public Integrator {
-public:
+ public:
   explicit Rk4(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
   bool particle_state() const override { return true; }
@@ -26,7 +26,7 @@ public:
     rk4_step(ctx, dt_, work_, *work_.k[0]);
   }
 
-private:
+ private:
   double dt_;
   Rk4Work work_;
 };

@@ -10,18 +10,18 @@ namespace pardyn::plugins {
 namespace {
 
 class SymplecticEuler final : public Integrator {
-public:
+ public:
   explicit SymplecticEuler(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
   void set_dt(double dt) override { dt_ = dt; }
   void step(StepContext& ctx) override {
     auto& ops = ctx.ops();
-    ops.kick(ctx.store(), dt_);   // with a(t), valid on entry
-    ctx.drift(dt_);  // with the new velocities: this is what makes it symplectic
+    ops.kick(ctx.store(), dt_);  // with a(t), valid on entry
+    ctx.drift(dt_);              // with the new velocities: this is what makes it symplectic
     ctx.compute_forces();
   }
 
-private:
+ private:
   double dt_;
 };
 

@@ -74,7 +74,7 @@ struct OptionalColumns {
 };
 
 class ThermoObserver final : public Observer {
-public:
+ public:
   ThermoObserver(std::uint64_t interval, std::string file, OptionalColumns optional)
       : interval_(interval), file_(std::move(file)), optional_(std::move(optional)) {}
 
@@ -92,10 +92,11 @@ public:
     path_ = p.string();
     if (p.has_parent_path()) make_directories(p.parent_path().string());
     have_last_step_ = false;
-    std::string head = dim_ == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
-                                   "force_evaluations,dt,rejected_steps,com_drift"
-                                 : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,"
-                                   "temperature,force_evaluations,dt,rejected_steps,com_drift";
+    std::string head =
+        dim_ == 2 ? "step,time,kinetic,potential,total,relative_drift,px,py,lz,temperature,"
+                    "force_evaluations,dt,rejected_steps,com_drift"
+                  : "step,time,kinetic,potential,total,relative_drift,px,py,pz,lx,ly,lz,"
+                    "temperature,force_evaluations,dt,rejected_steps,com_drift";
     head += ",pressure";
     // One energy column per potential when there are several, then the analyses' columns.
     terms_ = run.potential_labels.size() > 1 ? run.potential_labels.size() : 0;
@@ -181,7 +182,7 @@ public:
       throw Error("thermo observer: error closing " + path_ + ": " + std::strerror(errno));
   }
 
-private:
+ private:
   std::size_t terms_ = 0, extras_ = 0;
   void write_line(const std::string& line) {
     if (std::fwrite(line.data(), 1, line.size(), out_.get()) != line.size() ||
@@ -269,7 +270,11 @@ void register_thermo(Registrar& r) {
   columns.type = ParamType::StringList;
   columns.doc = "extra columns, appended in the order given (docs/paraview.md)";
   columns.default_value = std::vector<std::string>{};
-  columns.choices = {"n", "volume", "density", "kinetic_per_particle", "potential_per_particle",
+  columns.choices = {"n",
+                     "volume",
+                     "density",
+                     "kinetic_per_particle",
+                     "potential_per_particle",
                      "total_per_particle"};
   info.schema.add(interval)
       .string("file", "thermo.csv",

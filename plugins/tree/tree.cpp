@@ -8,7 +8,7 @@ namespace pardyn::plugins {
 namespace {
 
 class TreeScheme final : public Scheme {
-public:
+ public:
   explicit TreeScheme(const tree_build::TreeParams& p) : params_(p) {
     tree_.theta = p.theta;
     tree_.quadrupole = p.quadrupole;
@@ -34,7 +34,7 @@ public:
 
   Neighbourhood neighbourhood() const override { return {NeighbourhoodKind::Tree, &tree_}; }
 
-private:
+ private:
   tree_build::TreeParams params_;
   Tree tree_;
   std::unique_ptr<tree_build::TreeBuilder> builder_;
@@ -62,8 +62,9 @@ void register_tree(Registrar& r) {
             "opening angle: smaller is more accurate and slower (forces converge to all_pairs as "
             "theta -> 0)",
             0.0, 1.0, true)
-      .boolean("quadrupole", true,
-               "use quadrupole moments of the nodes (1.4-6x smaller force errors at the same theta)")
+      .boolean(
+          "quadrupole", true,
+          "use quadrupole moments of the nodes (1.4-6x smaller force errors at the same theta)")
       .integer("leaf_size", 16, "a node with at most this many particles is not split", 1, 64);
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
   f.backends = kCpu | kCuda;

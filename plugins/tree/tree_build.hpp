@@ -31,7 +31,7 @@ struct TreeParams {
 // current positions and fills `out` (pointers into the builder's memory, valid until the next
 // build).
 class TreeBuilder {
-public:
+ public:
   virtual ~TreeBuilder() = default;
   virtual void build(const ParticleStore& s, const TreeParams& p, Tree& out) = 0;
 };
@@ -101,10 +101,8 @@ PARDYN_HD PARDYN_INLINE std::uint64_t morton(const double (&x)[3], const Frame& 
     c = c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
     q[d] = std::uint64_t(c);
   }
-  if constexpr (Dim == 3)
-    return spread3(q[0]) | spread3(q[1]) << 1 | spread3(q[2]) << 2;
-  else
-    return spread2(q[0]) | spread2(q[1]) << 1;
+  if constexpr (Dim == 3) return spread3(q[0]) | spread3(q[1]) << 1 | spread3(q[2]) << 2;
+  else return spread2(q[0]) | spread2(q[1]) << 1;
 }
 
 PARDYN_HD PARDYN_INLINE int clz64(std::uint64_t v) {
@@ -143,10 +141,8 @@ PARDYN_HD PARDYN_INLINE int split(const std::uint64_t* keys, int b, int e, int d
       int l = lo, h = e;
       while (l < h) {
         const int m = (l + h) >> 1;
-        if (keys[m] < limit)
-          l = m + 1;
-        else
-          h = m;
+        if (keys[m] < limit) l = m + 1;
+        else h = m;
       }
       hi = l;
     }

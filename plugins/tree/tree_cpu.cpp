@@ -22,7 +22,7 @@ struct Arrays {
 };
 
 class CpuBuilder final : public TreeBuilder {
-public:
+ public:
   void build(const ParticleStore& s, const TreeParams& p, Tree& out) override {
     visit(s, [&](auto view) {
       using View = decltype(view);
@@ -30,13 +30,11 @@ public:
     });
   }
 
-private:
+ private:
   template <class Real>
   Arrays<Real>& arrays() {
-    if constexpr (std::is_same_v<Real, float>)
-      return f_;
-    else
-      return d_;
+    if constexpr (std::is_same_v<Real, float>) return f_;
+    else return d_;
   }
 
   template <class Real, int Dim>

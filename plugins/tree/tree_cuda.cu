@@ -24,7 +24,7 @@ namespace {
 
 // A device array that only grows (kept across steps, so that no step allocates once sizes settle).
 class DeviceBuffer {
-public:
+ public:
   DeviceBuffer() = default;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -49,7 +49,7 @@ public:
   }
   std::size_t size() const { return size_; }
 
-private:
+ private:
   void* ptr_ = nullptr;
   std::size_t size_ = 0;
 };
@@ -127,7 +127,7 @@ int blocks_for(std::size_t n, int threads) {
 }
 
 class CudaBuilder final : public TreeBuilder {
-public:
+ public:
   void build(const ParticleStore& s, const TreeParams& p, Tree& out) override {
     visit(s, [&](auto view) {
       using View = decltype(view);
@@ -135,7 +135,7 @@ public:
     });
   }
 
-private:
+ private:
   template <class Real>
   void cub_minmax(const Real* x, int n, Real* out) {
     std::size_t need = 0, need2 = 0;

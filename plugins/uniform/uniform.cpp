@@ -77,10 +77,8 @@ class Grid {
         continue;
       }
       for (std::int64_t i = c[d] - 1; i <= c[d] + 1; ++i) {
-        if (r_.wrap[d])
-          axis[d][len[d]++] = std::size_t((i + n_[d]) % n_[d]);
-        else if (i >= 0 && i < n_[d])
-          axis[d][len[d]++] = std::size_t(i);
+        if (r_.wrap[d]) axis[d][len[d]++] = std::size_t((i + n_[d]) % n_[d]);
+        else if (i >= 0 && i < n_[d]) axis[d][len[d]++] = std::size_t(i);
       }
     }
     for (int k = 0; k < len[2]; ++k)
@@ -218,9 +216,7 @@ class Uniform final : public Generator {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(context_ + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(context_ + ": " + what); }
 
   // The volume the particles' exclusion balls can occupy: a ball whose centre is inside the region
   // may stick out by s/2 on each side of an axis that does not wrap.
@@ -238,10 +234,10 @@ class Uniform final : public Generator {
     const double jam = dim == 2 ? kJamming2D : kJamming3D;
     if (phi > jam) {
       const double most = std::floor(jam * volume(r, dim) / ball);
-      fail("count = " + std::to_string(count_) +
-           " particles at min_spacing = " + format_number(min_spacing_) + " would cover a packing fraction " +
-           format_number(phi, 3) + " of the region, but random placement jams near " + format_number(jam, 3) +
-           " (at most about " + format_number(most, 12) +
+      fail("count = " + std::to_string(count_) + " particles at min_spacing = " +
+           format_number(min_spacing_) + " would cover a packing fraction " +
+           format_number(phi, 3) + " of the region, but random placement jams near " +
+           format_number(jam, 3) + " (at most about " + format_number(most, 12) +
            " particles); lower min_spacing or count, enlarge the region, or use generator "
            "\"lattice\" for dense packings");
     }

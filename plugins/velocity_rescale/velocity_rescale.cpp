@@ -11,10 +11,10 @@ namespace pardyn::plugins {
 namespace {
 
 class VelocityRescale final : public Thermostat {
-public:
+ public:
   using Thermostat::Thermostat;
 
-private:
+ private:
   void act(StepContext& ctx, double h, double T0) override {
     const double dof = ctx.dof();
     const double K = ctx.ops().kinetic_energy(ctx.store());

@@ -145,8 +145,7 @@ vtkSmartPointer<vtkPolyData> build_polydata(const HostParticles& p, int dim, dou
   vtkNew<vtkCellArray> verts;
   if (n < std::size_t(std::numeric_limits<std::int32_t>::max()))
     verts->SetData(iota_array<vtkTypeInt32Array>(n + 1), iota_array<vtkTypeInt32Array>(n));
-  else
-    verts->SetData(iota_array<vtkTypeInt64Array>(n + 1), iota_array<vtkTypeInt64Array>(n));
+  else verts->SetData(iota_array<vtkTypeInt64Array>(n + 1), iota_array<vtkTypeInt64Array>(n));
   pd->SetVerts(verts);
 
   vtkPointData* out = pd->GetPointData();
@@ -296,7 +295,7 @@ std::vector<char> frame_report(std::uint64_t pieces_written, const Layout& l) {
 }
 
 class VtkObserver final : public Observer {
-public:
+ public:
   explicit VtkObserver(Settings s) : s_(std::move(s)) {}
 
   std::uint64_t interval() const override { return s_.interval; }
@@ -384,7 +383,7 @@ public:
     writer_.flush();
   }
 
-private:
+ private:
   void write_frame(const HostParticles& p, std::uint64_t index, double time, std::uint64_t step) {
     const std::string rel = "frames/" + frame_name(index);
     write_vtp(build(p, s_, time, step), s_.output_dir + "/" + rel, s_);
@@ -423,9 +422,10 @@ private:
       const std::string theirs(rep.data() + sizeof done, rep.size() - sizeof done);
       if (theirs != mine)
         throw Error("vtk observer: frame " + std::to_string(index) + ": the particles of rank " +
-                    std::to_string(r) + " have other point arrays than those of rank 0, so their "
-                    "pieces cannot form one data set (rank " + std::to_string(r) + ": " + theirs +
-                    "; rank 0: " + mine + ")");
+                    std::to_string(r) +
+                    " have other point arrays than those of rank 0, so their "
+                    "pieces cannot form one data set (rank " +
+                    std::to_string(r) + ": " + theirs + "; rank 0: " + mine + ")");
       confirmed = std::min(confirmed, done);
     }
     std::vector<std::string> pieces;

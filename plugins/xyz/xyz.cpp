@@ -95,7 +95,7 @@ struct Property {
 enum Role { kSpecies, kPos, kVelo, kMomenta, kMass, kId, kRoles };
 
 class XyzReader final : public Generator {
-public:
+ public:
   XyzReader(const ParamSet& p, const RunInfo&)
       : context_(p.context.empty() ? std::string("xyz") : p.context),
         path_(p.string("path")),
@@ -138,7 +138,7 @@ public:
     return hp;
   }
 
-private:
+ private:
   std::string frames_text(std::size_t frames) const {
     return "frame = " + std::to_string(frame_) + " but the file holds " + std::to_string(frames) +
            " frame(s); frame counts from 0 (the first), negative values from the end (-1: the "
@@ -232,8 +232,10 @@ private:
     double origin[3] = {0, 0, 0};
     if (const std::string* o = find("Origin")) {
       const auto w = text::words(*o);
-      if (w.size() != 3) r.fail("Origin=\"" + shown(*o) + "\" is not 3 numbers (the cell's lower corner)");
-      for (int d = 0; d < 3; ++d) origin[d] = r.real(w[std::size_t(d)], "Origin entry " + std::to_string(d + 1));
+      if (w.size() != 3)
+        r.fail("Origin=\"" + shown(*o) + "\" is not 3 numbers (the cell's lower corner)");
+      for (int d = 0; d < 3; ++d)
+        origin[d] = r.real(w[std::size_t(d)], "Origin entry " + std::to_string(d + 1));
     }
     if (lattice) read_lattice(r, *lattice, origin, dim, cell);
     if (const std::string* pbc = find("pbc")) {
@@ -274,13 +276,16 @@ private:
       if (which < 0) continue;  // another property: skipped
       if (role[which] >= 0 || (which == kVelo && role[kMomenta] >= 0) ||
           (which == kMomenta && role[kVelo] >= 0))
-        r.fail("Properties gives '" + p.name + "' and '" + props[std::size_t(
-                   role[which] >= 0 ? role[which] : role[which == kVelo ? kMomenta : kVelo])].name +
+        r.fail("Properties gives '" + p.name + "' and '" +
+               props[std::size_t(role[which] >= 0 ? role[which]
+                                                  : role[which == kVelo ? kMomenta : kVelo])]
+                   .name +
                "', which say the same; keep one");
       const bool vector = which == kPos || which == kVelo || which == kMomenta;
       const char want = which == kSpecies ? 'S' : which == kId ? 'I' : 'R';
       const bool type_ok = p.type == want || (which == kSpecies && p.type == 'I');
-      const bool cols_ok = vector ? (p.columns == 3 || (p.columns == 2 && dim == 2)) : p.columns == 1;
+      const bool cols_ok =
+          vector ? (p.columns == 3 || (p.columns == 2 && dim == 2)) : p.columns == 1;
       if (!type_ok || !cols_ok) {
         std::string expect = vector ? "R:3" : std::string(1, want) + ":1";
         if (vector) expect += dim == 2 ? " (or R:2 in a 2D run)" : "";
@@ -292,8 +297,9 @@ private:
       role[which] = int(k);
     }
     if (role[kPos] < 0)
-      r.fail("Properties has no 'pos' (positions); add pos:R:3, e.g. "
-             "Properties=species:S:1:pos:R:3");
+      r.fail(
+          "Properties has no 'pos' (positions); add pos:R:3, e.g. "
+          "Properties=species:S:1:pos:R:3");
 
     // --- the atom lines ---
     // Grown line by line: the count is not trusted with memory before the lines are there.
@@ -351,11 +357,13 @@ private:
         std::int64_t number = 0;
         if (text::parse_int(s, number)) {
           if (number < 0 || number > INT32_MAX)
-            r.fail("species " + shown(s) + " is out of range; a whole-number species is the type: "
-                   "0, 1, ..., " + std::to_string(INT32_MAX));
+            r.fail("species " + shown(s) +
+                   " is out of range; a whole-number species is the type: "
+                   "0, 1, ..., " +
+                   std::to_string(INT32_MAX));
           if (types_.empty() && first_name)
-            r.fail("species '" + shown(s) + "' is a number but line " +
-                   std::to_string(first_name) + " gives a name; use names or numbers "
+            r.fail("species '" + shown(s) + "' is a number but line " + std::to_string(first_name) +
+                   " gives a name; use names or numbers "
                    "throughout, or give types = [...] to say which type each name is");
           if (!first_number) first_number = r.line();
           a.type = std::int32_t(number);
@@ -367,8 +375,8 @@ private:
           a.type = std::int32_t(it - types_.begin());
         } else {
           if (first_number)
-            r.fail("species '" + shown(s) + "' is a name but line " +
-                   std::to_string(first_number) + " gives a number; use names or numbers "
+            r.fail("species '" + shown(s) + "' is a name but line " + std::to_string(first_number) +
+                   " gives a number; use names or numbers "
                    "throughout, or give types = [...] to say which type each name is");
           if (!first_name) first_name = r.line();
           auto it = names.find(s);
@@ -458,9 +466,11 @@ private:
       p.name = parts[k];
       const std::string& t = parts[k + 1];
       std::int64_t cols = 0;
-      if (p.name.empty() || t.size() != 1 || std::string("SRILsril").find(t[0]) == std::string::npos ||
+      if (p.name.empty() || t.size() != 1 ||
+          std::string("SRILsril").find(t[0]) == std::string::npos ||
           !text::parse_int(parts[k + 2], cols) || cols < 1 || cols > 1000)
-        r.fail("Properties=" + shown(value, 80) + ": '" + shown(p.name + ":" + t + ":" + parts[k + 2]) +
+        r.fail("Properties=" + shown(value, 80) + ": '" +
+               shown(p.name + ":" + t + ":" + parts[k + 2]) +
                "' is not name:type:columns with type S, R, I or L and columns >= 1");
       p.type = char(t[0] >= 'a' ? t[0] - 'a' + 'A' : t[0]);
       p.columns = int(cols);
@@ -483,12 +493,12 @@ private:
 // ---------------------------------------------------------------------------------------------
 // The writer.
 class XyzWriter final : public trajectory::Writer {
-public:
+ public:
   XyzWriter(std::uint64_t interval, std::string file, std::vector<std::string> species)
       : Writer("xyz observer", interval, std::move(file)), species_(std::move(species)) {}
   ~XyzWriter() override { finish_pending(); }
 
-protected:
+ protected:
   void write_header(std::string& t, const trajectory::Frame& f, std::uint64_t step,
                     double time) override {
     using trajectory::put;
@@ -530,8 +540,10 @@ protected:
         const std::int32_t type = f.type[i];
         if (type < 0 || std::size_t(type) >= species_.size())
           throw Error("xyz observer: particle " + std::to_string(f.id[i]) + " has type " +
-                      std::to_string(type) + ", which species = [...] does not name (it names types "
-                      "0 to " + std::to_string(species_.size() - 1) + "); add a name for it");
+                      std::to_string(type) +
+                      ", which species = [...] does not name (it names types "
+                      "0 to " +
+                      std::to_string(species_.size() - 1) + "); add a name for it");
       }
   }
 
@@ -541,10 +553,8 @@ protected:
     const int dim = f.dim;
     for (std::size_t i = first; i < last; ++i) {
       const std::int32_t type = f.type[i];
-      if (species_.empty())
-        trajectory::put_int(t, type);
-      else
-        t += species_[std::size_t(type)];
+      if (species_.empty()) trajectory::put_int(t, type);
+      else t += species_[std::size_t(type)];
       for (int d = 0; d < 3; ++d) {
         t += ' ';
         if (d < dim) put(t, f.x[d][i]);
@@ -586,7 +596,7 @@ protected:
     }
   }
 
-private:
+ private:
   std::vector<std::string> species_;
 };
 
@@ -620,7 +630,8 @@ mistake is reported as path:line: what is wrong. Example:
   Ar 1.0 1.0 1.0 0.5 0.0 0.0
   Ar 3.0 1.0 1.0 -0.5 0.0 0.0)";
 
-const char* const kWriteDoc = R"(Writes an extended XYZ trajectory (https://github.com/libAtoms/extxyz;
+const char* const kWriteDoc =
+    R"(Writes an extended XYZ trajectory (https://github.com/libAtoms/extxyz;
 ASE, OVITO and the xyz generator read it): one frame per observation (at step 0, every
 `interval` steps and at the last step), appended to one file and flushed after each frame.
 Each frame is
@@ -645,10 +656,13 @@ void register_xyz(Registrar& r) {
   g.dims = kDimAll;
   g.precisions = kPrecisionAll;
   g.backends = kBackendAll;
-  g.schema.string("path", std::nullopt,
-                  "XYZ file to read; relative paths start at the scenario file's folder")
-      .integer("frame", 0, "frame to read: 0 the first, 1 the second, ...; -1 the last, -2 the one "
-                           "before, ...", double(-kMaxSteps), double(kMaxSteps))
+  g.schema
+      .string("path", std::nullopt,
+              "XYZ file to read; relative paths start at the scenario file's folder")
+      .integer("frame", 0,
+               "frame to read: 0 the first, 1 the second, ...; -1 the last, -2 the one "
+               "before, ...",
+               double(-kMaxSteps), double(kMaxSteps))
       .strings("types", std::vector<std::string>{},
                "species names of types 0, 1, ... (e.g. [\"Ar\", \"Kr\"]); empty: names get types "
                "in the order they first appear")

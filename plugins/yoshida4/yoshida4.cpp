@@ -13,7 +13,7 @@ namespace pardyn::plugins {
 namespace {
 
 class Yoshida4 final : public Integrator {
-public:
+ public:
   explicit Yoshida4(double dt) : dt_(dt) {}
   double dt() const override { return dt_; }
   void set_dt(double dt) override { dt_ = dt; }
@@ -35,7 +35,7 @@ public:
     ops.kick(s, kick[3] * dt_);
   }
 
-private:
+ private:
   double dt_;
 };
 

@@ -53,9 +53,11 @@ struct Gravity {
     f.name = "gravity";
     f.summary = "Newtonian gravity with Plummer softening (2D and 3D)";
     f.doc =
-        "U_ij = -G m_i m_j / sqrt(r^2 + eps^2);  F_i = -G m_i m_j (x_i - x_j) / (r^2 + eps^2)^(3/2).\n"
+        "U_ij = -G m_i m_j / sqrt(r^2 + eps^2);  F_i = -G m_i m_j (x_i - x_j) / (r^2 + "
+        "eps^2)^(3/2).\n"
         "Long range (no cut-off): scheme \"all_pairs\" (exact), \"tree\" (Barnes-Hut, large N) or\n"
-        "\"cell_list\" with far zones. eps = 0 is exact Newton: two particles at the same position\n"
+        "\"cell_list\" with far zones. eps = 0 is exact Newton: two particles at the same "
+        "position\n"
         "then give an infinite force.";
     f.dims = kDimAll;
     f.schema.real("G", 1.0, "length^3 mass^-1 time^-2", "gravitational constant", 0.0)

@@ -106,7 +106,7 @@ struct LennardJones {
       fdivr = inside ? f : Real(0);
     }
 
-  private:
+   private:
     // Types beyond the table share the last row (negative ones too: they wrap to large unsigned).
     PARDYN_HD PARDYN_INLINE static int type_index(int t) {
       return unsigned(t) < unsigned(kMaxTypes) ? t : kMaxTypes - 1;

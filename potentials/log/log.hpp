@@ -52,9 +52,12 @@ struct Log {
     f.name = "log";
     f.summary = "2D logarithmic attraction, U = G m m ln(r_soft/r0): 2D gravity (1/r force)";
     f.doc =
-        "U_ij = G m_i m_j ln(sqrt(r^2 + eps^2) / r0);  F_i = -G m_i m_j (x_i - x_j) / (r^2 + eps^2).\n"
-        "The 2D counterpart of Newtonian gravity: the force falls as 1/r. Long range (no cut-off):\n"
-        "scheme \"all_pairs\" (exact), \"tree\" (quadtree) or \"cell_list\" with far zones. r0 only\n"
+        "U_ij = G m_i m_j ln(sqrt(r^2 + eps^2) / r0);  F_i = -G m_i m_j (x_i - x_j) / (r^2 + "
+        "eps^2).\n"
+        "The 2D counterpart of Newtonian gravity: the force falls as 1/r. Long range (no "
+        "cut-off):\n"
+        "scheme \"all_pairs\" (exact), \"tree\" (quadtree) or \"cell_list\" with far zones. r0 "
+        "only\n"
         "shifts the zero of the energy.";
     f.dims = kDim2;
     f.schema.real("G", 1.0, "energy/mass^2", "strength", 0.0)

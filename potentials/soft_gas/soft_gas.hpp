@@ -93,7 +93,8 @@ struct SoftGas {
         "Balen's (2016) real gas: ln r attraction + (inside rc) 1/r^2 repulsion and strong ln r";
     f.doc =
         "The three-potential model of R. Balen, 2016, \"Numerical simulations of a real gas on a\n"
-        "graphics card\" (MSc thesis, University of Zagreb). With d = x_i - x_j and s = r^2 + eps^2:\n"
+        "graphics card\" (MSc thesis, University of Zagreb). With d = x_i - x_j and s = r^2 + "
+        "eps^2:\n"
         "  a_i += -attraction m_j d / s                                   (always)\n"
         "  a_i += (repulsion / s^2 - core_attraction / s) m_j d            (only if s < rc^2)\n"
         "Energy, continuous and zero at s = rc^2 (a = attraction, B = repulsion, a2 = "
@@ -105,7 +106,8 @@ struct SoftGas {
         "defaults\n"
         "give r* = 0.995, U* = -0.954 (unit masses); U = 0 at r = 0.614 and r = 1.9975, U(0) = "
         "+140.6.\n"
-        "Long range: scheme \"all_pairs\" (exact), or \"cell_list\" (far zones) and \"tree\", which\n"
+        "Long range: scheme \"all_pairs\" (exact), or \"cell_list\" (far zones) and \"tree\", "
+        "which\n"
         "approximate distant particles by the far-field form (the ln r term) and keep every pair\n"
         "closer than sqrt(rc^2 - eps^2) exact. 2D as in the thesis; 3D works the same way.\n"
         "Example: attraction = 0.01, repulsion = 3.0, core_attraction = 2.99, rc = 2.0, eps = 0.1.";

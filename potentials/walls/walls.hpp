@@ -75,10 +75,8 @@ struct WallBounce {
   PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
     for (int d = 0; d < Dim; ++d) {
       if (!wall[d]) continue;  // the same for every particle: no divergence
-      if constexpr (Flip)
-        flip_axis(p.x[d][i], p.v[d][i], lo[d], hi[d], e, dt);
-      else
-        reflect_axis(p.x[d][i], p.v[d][i], lo[d], hi[d], e);
+      if constexpr (Flip) flip_axis(p.x[d][i], p.v[d][i], lo[d], hi[d], e, dt);
+      else reflect_axis(p.x[d][i], p.v[d][i], lo[d], hi[d], e);
     }
   }
 };
@@ -204,7 +202,7 @@ struct SoftWalls {
 // The walls potential: the hard walls, on the framework's boundary hooks, plus the soft wall force
 // when asked.
 class Walls final : public Potential {
-public:
+ public:
   explicit Walls(const SoftWalls::Params& p) : soft_(p), hard_(p.hard) {}
   bool supports(NeighbourhoodKind) const override { return true; }
   double cutoff() const override { return 0.0; }
@@ -221,7 +219,7 @@ public:
     return hard_.restitution < 1 ? "the walls of \"walls\" (restitution < 1)" : "";
   }
 
-private:
+ private:
   template <bool Flip>
   void bounce(ParticleStore& s, const Box& box, double dt) const {
     visit(s, [&](auto p) {

@@ -6,15 +6,13 @@
 using pardyn::Provides;
 using pardyn::Range;
 
-#define PAIR                                                                      \
-  void pair(Real r2, Real, Real, int, int, Real& fdivr, Real& e) const {          \
-    fdivr = -r2;                                                                  \
-    e = r2;                                                                       \
+#define PAIR                                                             \
+  void pair(Real r2, Real, Real, int, int, Real& fdivr, Real& e) const { \
+    fdivr = -r2;                                                         \
+    e = r2;                                                              \
   }
-#define FAR                                                                      \
-  void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {              \
-    phi = d1 = d2 = d3 = s;                                                      \
-  }
+#define FAR \
+  void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const { phi = d1 = d2 = d3 = s; }
 
 template <typename Real>
 struct Law {
@@ -24,39 +22,39 @@ struct Law {
       Provides::Softening | Provides::PerUnitMass | Provides::FarField;
   Real soft2;
   PAIR FAR
-#elif PARDYN_CASE == 1  // no range
+#elif PARDYN_CASE == 1   // no range
   static constexpr Provides provides = Provides::None;
   PAIR
-#elif PARDYN_CASE == 2  // no provides
+#elif PARDYN_CASE == 2   // no provides
   static constexpr Range range = Range::LongRange;
   PAIR
-#elif PARDYN_CASE == 3  // a cut-off law with a misspelt rcut2
+#elif PARDYN_CASE == 3   // a cut-off law with a misspelt rcut2
   static constexpr Range range = Range::Cutoff;
   static constexpr Provides provides = Provides::None;
   Real rcut_2;
   PAIR
-#elif PARDYN_CASE == 4  // rcut2 without range = Cutoff
+#elif PARDYN_CASE == 4   // rcut2 without range = Cutoff
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::None;
   Real rcut2;
   PAIR
-#elif PARDYN_CASE == 5  // ShortPlusFar without short2
+#elif PARDYN_CASE == 5   // ShortPlusFar without short2
   static constexpr Range range = Range::ShortPlusFar;
   static constexpr Provides provides = Provides::PerUnitMass | Provides::FarField;
   PAIR FAR
-#elif PARDYN_CASE == 6  // far field without per unit mass
+#elif PARDYN_CASE == 6   // far field without per unit mass
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::FarField;
   PAIR FAR
-#elif PARDYN_CASE == 7  // far() not declared
+#elif PARDYN_CASE == 7   // far() not declared
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::PerUnitMass;
   PAIR FAR
-#elif PARDYN_CASE == 8  // FarField declared, no far()
+#elif PARDYN_CASE == 8   // FarField declared, no far()
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::PerUnitMass | Provides::FarField;
   PAIR
-#elif PARDYN_CASE == 9  // soft2 not declared
+#elif PARDYN_CASE == 9   // soft2 not declared
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::None;
   Real soft2;
@@ -78,9 +76,7 @@ struct Law {
 #elif PARDYN_CASE == 13  // pair() of the wrong form (not const)
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::None;
-  void pair(Real r2, Real, Real, int, int, Real& fdivr, Real& e) {
-    fdivr = e = r2;
-  }
+  void pair(Real r2, Real, Real, int, int, Real& fdivr, Real& e) { fdivr = e = r2; }
 #elif PARDYN_CASE == 14  // short2 without range = ShortPlusFar
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::PerUnitMass | Provides::FarField;

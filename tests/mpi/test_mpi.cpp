@@ -49,8 +49,9 @@ void barrier() {
 Registry& registry();
 
 class SlowPotential final : public Potential {
-public:
-  SlowPotential(std::shared_ptr<Potential> inner, double delay) : inner_(std::move(inner)), delay_(delay) {}
+ public:
+  SlowPotential(std::shared_ptr<Potential> inner, double delay)
+      : inner_(std::move(inner)), delay_(delay) {}
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
     if (delay_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_));
     inner_->compute(s, nb, req);
@@ -61,7 +62,7 @@ public:
     return inner_->unsupported_reason(k);
   }
 
-private:
+ private:
   std::shared_ptr<Potential> inner_;
   double delay_;
 };
@@ -69,7 +70,8 @@ private:
 void register_slow_gravity(Registrar& r) {
   FactoryInfo f;
   f.name = "slow_gravity";
-  f.summary = "test potential: gravity that sleeps `delay` per call on rank `slow_rank` of a parallel run";
+  f.summary =
+      "test potential: gravity that sleeps `delay` per call on rank `slow_rank` of a parallel run";
   f.backends = kCpu;
   f.schema.real("G", 1.0, "length^3 mass^-1 time^-2", "gravitational constant", 0.0)
       .real("eps", 0.0, "length", "softening length", 0.0)
@@ -225,7 +227,8 @@ Comparison compare(const Scenario& sc, const std::vector<std::pair<int, Rec>>& s
   EXPECT_EQ(par.size(), ser.end.size()) << "particle count of the parallel run";
   std::map<std::int64_t, std::pair<int, const Rec*>> by_id;
   for (const auto& [r, rec] : par)
-    EXPECT_TRUE(by_id.emplace(rec.id, std::make_pair(r, &rec)).second) << "id " << rec.id << " twice";
+    EXPECT_TRUE(by_id.emplace(rec.id, std::make_pair(r, &rec)).second)
+        << "id " << rec.id << " twice";
   std::map<std::int64_t, int> start_rank;
   for (const auto& [r, rec] : start) start_rank[rec.id] = r;
   for (const auto& [id, where] : by_id) {
@@ -300,9 +303,10 @@ Comparison parallel_matches_serial(const std::string& toml, const Tolerance& tol
     EXPECT_LE(c.a, tol.state) << "accelerations";
     EXPECT_LE(c.thermo, tol.thermo) << "kinetic, potential or virial";
     const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::printf("[ measured ] %s on %d ranks (%.2f s): %zu particles, %zu changed rank; largest "
-                "differences to 1 rank: x %.2e v %.2e a %.2e  K/U/W %.2e\n",
-                t->name(), ranks(), t_par, end.size(), c.moved, c.x, c.v, c.a, c.thermo);
+    std::printf(
+        "[ measured ] %s on %d ranks (%.2f s): %zu particles, %zu changed rank; largest "
+        "differences to 1 rank: x %.2e v %.2e a %.2e  K/U/W %.2e\n",
+        t->name(), ranks(), t_par, end.size(), c.moved, c.x, c.v, c.a, c.thermo);
     std::fflush(stdout);
   }
   double moved = double(c.moved);
@@ -348,7 +352,7 @@ std::string weights_for(int k) {  // uneven, the first rank the lightest
 }
 
 class Rank : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     if (!comm()) GTEST_SKIP() << "not started by mpirun with several ranks";
   }
@@ -404,11 +408,13 @@ void parallel_resume_is_exact(const std::string& body) {
   auto with_steps = [&](int steps) {
     std::string t = body;
     t.replace(t.find("steps = 40"), 10, "steps = " + std::to_string(steps));
-    return t + "\n[[output]]\ntype = \"thermo\"\ninterval = 5\n"
-               "[[output]]\ntype = \"checkpoint\"\ninterval = 10\nkeep = 10\n";
+    return t +
+           "\n[[output]]\ntype = \"thermo\"\ninterval = 5\n"
+           "[[output]]\ntype = \"checkpoint\"\ninterval = 10\nkeep = 10\n";
   };
   const std::string straight_dir = shared_dir("straight"), dead_dir = shared_dir("dead");
-  const Outcome straight = run_scenario(load(straight_dir, with_steps(60)), straight_dir + "/out", false);
+  const Outcome straight =
+      run_scenario(load(straight_dir, with_steps(60)), straight_dir + "/out", false);
   run_scenario(load(dead_dir, with_steps(47)), dead_dir + "/out", false);
   if (rank() == 0) fs::remove(dead_dir + "/out/checkpoints/checkpoint-000000000047.h5");
   if (rank() == 0) std::ofstream(dead_dir + "/longer.toml") << with_steps(60);
@@ -529,7 +535,8 @@ TEST_F(Rank, SetupErrorOnOneRankIsReportedByRankZero) {
   const std::string mine = dir + "/rank" + std::to_string(rank());
   fs::create_directories(mine);
   std::ofstream(mine + "/scenario.toml") << scenario("gravity_particle_file");
-  if (rank() == 0) std::ofstream(mine + "/particles.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
+  if (rank() == 0)
+    std::ofstream(mine + "/particles.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
   barrier();
   bool quiet = false;
   std::string what;
@@ -557,11 +564,11 @@ TEST_F(Rank, SetupErrorOnOneRankIsReportedByRankZero) {
 
 // Prints only failures (ranks other than 0): one summary is enough.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
-public:
+ public:
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
     if (!r.failed()) return;
-    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank(), r.file_name() ? r.file_name() : "?",
-                 r.line_number(), r.message());
+    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank(),
+                 r.file_name() ? r.file_name() : "?", r.line_number(), r.message());
   }
 };
 

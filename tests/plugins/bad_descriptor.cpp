@@ -20,8 +20,8 @@ void register_nothing(pardyn::Registrar&) {}
 #define TEST_BUILD PARDYN_BUILD_ID
 #endif
 const pardyn::PluginDescriptor* descriptor() {
-  static const pardyn::PluginDescriptor d{TEST_ABI, TEST_VERSION, TEST_BUILD, 0, "", PARDYN_PLUGIN_NAME,
-                                          &register_nothing};
+  static const pardyn::PluginDescriptor d{TEST_ABI, TEST_VERSION,       TEST_BUILD,       0,
+                                          "",       PARDYN_PLUGIN_NAME, &register_nothing};
   return &d;
 }
 }  // namespace

@@ -3,7 +3,7 @@
 
 namespace {
 class Nothing final : public pardyn::Scheme {
-public:
+ public:
   void update(pardyn::ParticleStore&, const pardyn::Box&, const pardyn::Reach&) override {}
   pardyn::Neighbourhood neighbourhood() const override { return {}; }
 };
@@ -11,7 +11,8 @@ void register_duplicate(pardyn::Registrar& r) {
   pardyn::FactoryInfo f;
   f.name = "all_pairs";
   f.summary = "a second all_pairs";
-  r.add(std::move(f), pardyn::Factory<pardyn::Scheme>([](const pardyn::ParamSet&, const pardyn::RunInfo&) {
+  r.add(std::move(f),
+        pardyn::Factory<pardyn::Scheme>([](const pardyn::ParamSet&, const pardyn::RunInfo&) {
           return std::unique_ptr<pardyn::Scheme>(new Nothing);
         }));
 }

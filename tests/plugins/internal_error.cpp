@@ -6,7 +6,7 @@
 
 namespace {
 class Fails final : public pardyn::Modifier {
-public:
+ public:
   void apply(pardyn::StepContext&) override {
     throw std::logic_error("test_internal_error: a deliberate bug");
   }
@@ -17,10 +17,10 @@ void register_fails(pardyn::Registrar& r) {
   f.name = "test_internal_error";
   f.summary = "throws std::logic_error at the first step (a test of exit code 3)";
   f.backends = pardyn::kCpu | pardyn::kCuda;
-  r.add(std::move(f), pardyn::Factory<pardyn::Modifier>(
-                          [](const pardyn::ParamSet&, const pardyn::RunInfo&) {
-                            return std::unique_ptr<pardyn::Modifier>(new Fails);
-                          }));
+  r.add(std::move(f),
+        pardyn::Factory<pardyn::Modifier>([](const pardyn::ParamSet&, const pardyn::RunInfo&) {
+          return std::unique_ptr<pardyn::Modifier>(new Fails);
+        }));
 }
 }  // namespace
 

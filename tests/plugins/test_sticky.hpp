@@ -21,9 +21,8 @@ struct TestSticky {
   template <typename Real>
   struct Evaluator {
     static constexpr pardyn::Range range = pardyn::Range::ShortPlusFar;
-    static constexpr pardyn::Provides provides = pardyn::Provides::Softening |
-                                                 pardyn::Provides::PerUnitMass |
-                                                 pardyn::Provides::FarField;
+    static constexpr pardyn::Provides provides =
+        pardyn::Provides::Softening | pardyn::Provides::PerUnitMass | pardyn::Provides::FarField;
     Real soft2, short2, G, k;
     explicit Evaluator(const Params& p)
         : soft2(Real(p.eps * p.eps)),

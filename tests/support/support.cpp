@@ -26,7 +26,8 @@ std::string scratch_dir(const std::string& name) {
   std::string prefix;
   if (const auto* t = ::testing::UnitTest::GetInstance()->current_test_info())
     prefix = std::string(t->test_suite_name()) + "." + t->name() + "-";
-  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/pardyn-test") / (prefix + name);
+  std::filesystem::path p =
+      std::filesystem::path(base ? base : "/tmp/pardyn-test") / (prefix + name);
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();
@@ -63,7 +64,7 @@ struct ProbeState {
 ProbeState* g_probe = nullptr;  // the scope of the run in progress (tests run one at a time)
 
 class Probe final : public Observer {
-public:
+ public:
   explicit Probe(std::uint64_t interval) : interval_(interval) {}
   std::uint64_t interval() const override { return interval_; }
   unsigned fields() const override { return g_probe ? g_probe->fields : 0u; }
@@ -76,7 +77,7 @@ public:
     g_probe->record(ctx);
   }
 
-private:
+ private:
   std::uint64_t interval_;
 };
 

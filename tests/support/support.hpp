@@ -27,7 +27,7 @@ std::string staged_plugin(const std::string& name);
 // registry of its own (the built-in plugins plus the probe), so other suites never see it.
 Registry& probe_registry();
 class ProbeScope {
-public:
+ public:
   // fields: the ParticleStore::Field bits the callback needs in ctx.particles.
   explicit ProbeScope(std::function<void(const ObserveContext&)> record, unsigned fields = 0);
   ~ProbeScope();
@@ -44,7 +44,7 @@ const std::string& backend();
 //   INSTANTIATE_TEST_SUITE_P(Backends, IntegratorRun, ::testing::Values("cpu", "cuda"), ...);
 // and the tests run their scenarios on test::backend().
 class BackendRun : public ::testing::TestWithParam<std::string> {
-protected:
+ protected:
   void SetUp() override;
   void TearDown() override;
 };

@@ -83,7 +83,7 @@ struct PeriodicImage {
   // Minimum-image separation along axis d; a no-op on open axes (L = 0).
   PARDYN_HD Real wrap(Real dx, int d) const { return dx - L[d] * nearbyint_(dx * invL[d]); }
 
-private:
+ private:
   PARDYN_HD static Real nearbyint_(Real x) {
 #if defined(__CUDA_ARCH__)
     return rint(x);

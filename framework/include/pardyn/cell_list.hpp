@@ -211,7 +211,7 @@ struct CellListOptions {
 };
 
 class CellListBuilder {
-public:
+ public:
   CellListBuilder();
   ~CellListBuilder();
   CellListBuilder(const CellListBuilder&) = delete;
@@ -225,7 +225,7 @@ public:
 
   struct Impl;
 
-private:
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -15,10 +15,8 @@ struct CompensatedSum {
 
   PARDYN_HD void add(double x) {
     double t = sum + x;
-    if (fabs(sum) >= fabs(x))
-      c += (sum - t) + x;
-    else
-      c += (x - t) + sum;
+    if (fabs(sum) >= fabs(x)) c += (sum - t) + x;
+    else c += (x - t) + sum;
     sum = t;
   }
   PARDYN_HD void add(const CompensatedSum& o) {

@@ -60,7 +60,7 @@ inline unsigned backend_bit(Backend b) { return b == Backend::Cpu ? kCpu : kCuda
 // Its destructor is defined in libpardyn, so the vtable and type info live there: an Error thrown by
 // a plugin stays valid after that plugin's library is unloaded.
 class Error : public std::runtime_error {
-public:
+ public:
   using std::runtime_error::runtime_error;
   ~Error() override;
 };

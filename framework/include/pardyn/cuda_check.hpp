@@ -18,18 +18,18 @@ namespace pardyn::cuda::detail {
 }
 }  // namespace pardyn::cuda::detail
 
-#define PARDYN_CUDA_CHECK(call)                                                      \
-  do {                                                                               \
-    const cudaError_t pardyn_err_ = (call);                                          \
-    if (pardyn_err_ != cudaSuccess)                                                  \
-      ::pardyn::cuda::detail::fail(pardyn_err_, #call, __FILE__, __LINE__);          \
+#define PARDYN_CUDA_CHECK(call)                                             \
+  do {                                                                      \
+    const cudaError_t pardyn_err_ = (call);                                 \
+    if (pardyn_err_ != cudaSuccess)                                         \
+      ::pardyn::cuda::detail::fail(pardyn_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // After a kernel launch: reports launch-configuration errors at once (execution errors surface at
 // the next synchronising call, which is checked too).
-#define PARDYN_CUDA_CHECK_LAUNCH(name)                                               \
-  do {                                                                               \
-    const cudaError_t pardyn_err_ = cudaGetLastError();                              \
-    if (pardyn_err_ != cudaSuccess)                                                  \
+#define PARDYN_CUDA_CHECK_LAUNCH(name)                                                  \
+  do {                                                                                  \
+    const cudaError_t pardyn_err_ = cudaGetLastError();                                 \
+    if (pardyn_err_ != cudaSuccess)                                                     \
       ::pardyn::cuda::detail::fail(pardyn_err_, "launch of " name, __FILE__, __LINE__); \
   } while (0)

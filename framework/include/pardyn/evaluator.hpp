@@ -66,7 +66,8 @@ namespace detail {
 template <class E, class = void>
 struct declares_range : std::false_type {};
 template <class E>
-struct declares_range<E, std::enable_if_t<std::is_same_v<std::remove_cv_t<decltype(E::range)>, Range>>>
+struct declares_range<E,
+                      std::enable_if_t<std::is_same_v<std::remove_cv_t<decltype(E::range)>, Range>>>
     : std::true_type {};
 template <class E, class = void>
 struct declares_provides : std::false_type {};
@@ -116,10 +117,8 @@ struct has_far_signature<E, R,
 
 template <class E, class R>
 constexpr bool far_signature_ok() {
-  if constexpr (std::is_floating_point_v<R>)
-    return has_far_signature<E, R>::value;
-  else
-    return true;  // without a pair() of the right form the precision is unknown; reported there
+  if constexpr (std::is_floating_point_v<R>) return has_far_signature<E, R>::value;
+  else return true;  // without a pair() of the right form the precision is unknown; reported there
 }
 
 template <class E>
@@ -226,14 +225,10 @@ template <class F>
 void dispatch_variant(bool a, bool b, F&& f) {
   using Yes = std::true_type;
   using No = std::false_type;
-  if (a && b)
-    f(Yes{}, Yes{});
-  else if (a)
-    f(Yes{}, No{});
-  else if (b)
-    f(No{}, Yes{});
-  else
-    f(No{}, No{});
+  if (a && b) f(Yes{}, Yes{});
+  else if (a) f(Yes{}, No{});
+  else if (b) f(No{}, Yes{});
+  else f(No{}, No{});
 }
 
 // r^2 as the evaluator wants it (with its softening folded in), from a separation d. Dim is explicit:
@@ -241,20 +236,16 @@ void dispatch_variant(bool a, bool b, F&& f) {
 template <int Dim, class Eval, class Real>
 PARDYN_HD PARDYN_INLINE Real pair_r2(const Eval& ev, Real d0, Real d1, Real d2) {
   Real r2;
-  if constexpr (EvaluatorTraits<Eval>::has_soft2)
-    r2 = fma(d1, d1, fma(d0, d0, ev.soft2));
-  else
-    r2 = fma(d1, d1, d0 * d0);
+  if constexpr (EvaluatorTraits<Eval>::has_soft2) r2 = fma(d1, d1, fma(d0, d0, ev.soft2));
+  else r2 = fma(d1, d1, d0 * d0);
   if constexpr (Dim == 3) r2 = fma(d2, d2, r2);
   return r2;
 }
 // The true r^2 back from what pair_r2 returned (for the virial and the cut-off).
 template <class Eval, class Real>
 PARDYN_HD PARDYN_INLINE Real true_r2(const Eval& ev, Real r2) {
-  if constexpr (EvaluatorTraits<Eval>::has_soft2)
-    return r2 - ev.soft2;
-  else
-    return r2;
+  if constexpr (EvaluatorTraits<Eval>::has_soft2) return r2 - ev.soft2;
+  else return r2;
 }
 
 // The law's short-range radius: pairs closer than this need the exact pair() (r^2 + soft2 <
@@ -296,8 +287,8 @@ constexpr int kQuadTerms = Dim == 3 ? 6 : 3;
 //   a   = -grad Phi = -(2 M d1 + 2 d2 tr Q + 4 d3 d.Q.d) d - 4 d2 Q.d.
 // The virial term is a . d, as pair() gives fdivr r^2 for one particle.
 template <int Dim, bool Quad, bool Energy, class Eval, class Real>
-PARDYN_HD PARDYN_INLINE void far_multipole(const Eval& ev, const Real (&d)[3], Real M, const Real* q,
-                                           Real (&acc)[3], Real& ep, Real& vir) {
+PARDYN_HD PARDYN_INLINE void far_multipole(const Eval& ev, const Real (&d)[3], Real M,
+                                           const Real* q, Real (&acc)[3], Real& ep, Real& vir) {
   Real s = d[0] * d[0] + d[1] * d[1];
   if constexpr (Dim == 3) s += d[2] * d[2];
   if constexpr (EvaluatorTraits<Eval>::has_soft2) s += ev.soft2;
@@ -342,8 +333,8 @@ PARDYN_HD PARDYN_INLINE void far_multipole(const Eval& ev, const Real (&d)[3], R
 // Writes one target particle's sums into the store, adding to what other potentials put there. The
 // sums are those of pair(): per unit mass of i for per-unit-mass laws, forces otherwise.
 template <class Eval, bool Energy, class View, class Real>
-PARDYN_HD PARDYN_INLINE void add_to_particle(const View& p, std::size_t i, const Real* acc, Real epot,
-                                             Real vir) {
+PARDYN_HD PARDYN_INLINE void add_to_particle(const View& p, std::size_t i, const Real* acc,
+                                             Real epot, Real vir) {
   const Real mi = p.mass[i];
   const Real to_acc = EvaluatorTraits<Eval>::per_unit_mass ? Real(1) : Real(1) / mi;
   const Real to_energy = EvaluatorTraits<Eval>::per_unit_mass ? mi : Real(1);

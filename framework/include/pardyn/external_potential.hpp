@@ -82,7 +82,7 @@ void external_forces(const Eval& ev, const View& p) {
 
 template <class Law>
 class ExternalPotential final : public Potential {
-public:
+ public:
   using Params = typename Law::Params;
   explicit ExternalPotential(const Params& p) : params_(p) {}
 
@@ -104,16 +104,14 @@ public:
     visit(s, [&](auto view) {
       using View = decltype(view);
       const typename Law::template Evaluator<typename View::real> ev(params_, *req.box, View::dim);
-      if (req.energy || req.virial)
-        cpu::external_forces<true>(ev, view);
-      else
-        cpu::external_forces<false>(ev, view);
+      if (req.energy || req.virial) cpu::external_forces<true>(ev, view);
+      else cpu::external_forces<false>(ev, view);
     });
   }
 
   const Params& params() const { return params_; }
 
-private:
+ private:
   Params params_;
 };
 

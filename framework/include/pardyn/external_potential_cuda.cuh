@@ -42,10 +42,8 @@ void external_compute(const typename Law::Params& params, ParticleStore& s,
     static const int sms = std::max(1, device_info().multiprocessors);  // read once (~0.5 ms)
     const std::size_t want = (view.n + threads - 1) / threads;
     const int blocks = int(std::min<std::size_t>(want, std::size_t(sms) * 8));
-    if (req.energy || req.virial)
-      detail::external_kernel<true><<<blocks, threads>>>(ev, view);
-    else
-      detail::external_kernel<false><<<blocks, threads>>>(ev, view);
+    if (req.energy || req.virial) detail::external_kernel<true><<<blocks, threads>>>(ev, view);
+    else detail::external_kernel<false><<<blocks, threads>>>(ev, view);
     PARDYN_CUDA_CHECK_LAUNCH("external_kernel");
   });
 }

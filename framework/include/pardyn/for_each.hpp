@@ -72,8 +72,9 @@ void for_each_index(Backend backend, std::size_t n, const F& f,
     cuda::for_each_index(n, f);
     return;
 #else
-    throw Error("a per-particle operation on a GPU store in code built without CUDA (a plugin "
-                "without CUDA sources?); use backend = \"cpu\"");
+    throw Error(
+        "a per-particle operation on a GPU store in code built without CUDA (a plugin "
+        "without CUDA sources?); use backend = \"cpu\"");
 #endif
   }
   cpu::for_each_index(n, f, parallel_min);

@@ -32,7 +32,7 @@ bool resume_csv(const std::string& path, std::uint64_t step, const std::string& 
 // disk slows the run down instead of filling memory. An exception from a job is rethrown by the next
 // submit() or flush(), so errors are never lost.
 class AsyncWriter {
-public:
+ public:
   explicit AsyncWriter(std::size_t max_pending = 2);
   ~AsyncWriter();
   AsyncWriter(const AsyncWriter&) = delete;
@@ -41,7 +41,7 @@ public:
   void submit(std::function<void()> job);
   void flush();  // waits until every submitted job has finished
 
-private:
+ private:
   void run();
   void rethrow_locked(std::unique_lock<std::mutex>& lk);
 

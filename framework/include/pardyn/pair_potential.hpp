@@ -25,7 +25,7 @@ void pair_compute(const typename Law::Params& params, ParticleStore& s, const Ne
 
 template <class Law>
 class PairPotential final : public Potential {
-public:
+ public:
   using Params = typename Law::Params;
 
   explicit PairPotential(const Params& p) : params_(p) {}
@@ -69,8 +69,7 @@ public:
   double cutoff() const override {
     if constexpr (Traits::has_cutoff)
       return std::sqrt(typename Law::template Evaluator<double>(params_).rcut2);
-    else
-      return std::numeric_limits<double>::infinity();
+    else return std::numeric_limits<double>::infinity();
   }
 
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
@@ -114,7 +113,7 @@ public:
     });
   }
 
-private:
+ private:
   Params params_;
 };
 
@@ -136,10 +135,10 @@ void register_pair_potential(Registrar& r) {
 
 // The whole registration of a plugin that holds one pair law.
 // Its .cpp file includes pardyn/plugin_export.hpp too, for PARDYN_PLUGIN (see that header).
-#define PARDYN_PAIR_POTENTIAL_PLUGIN(Law)                                            \
-  namespace {                                                                        \
-  void pardyn_register_pair_law(::pardyn::Registrar& r) {                           \
-    ::pardyn::register_pair_potential<Law>(r);                                       \
-  }                                                                                  \
-  }                                                                                  \
+#define PARDYN_PAIR_POTENTIAL_PLUGIN(Law)                 \
+  namespace {                                             \
+  void pardyn_register_pair_law(::pardyn::Registrar& r) { \
+    ::pardyn::register_pair_potential<Law>(r);            \
+  }                                                       \
+  }                                                       \
   PARDYN_PLUGIN(pardyn_register_pair_law)

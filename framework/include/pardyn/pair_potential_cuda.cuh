@@ -23,15 +23,14 @@ void pair_compute(const typename Law::Params& params, ParticleStore& s, const Ne
       case NeighbourhoodKind::Tree:
         tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
         break;
-      default:
-        all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data));
+      default: all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data));
     }
   });
 }
 
 }  // namespace pardyn::cuda
 
-#define PARDYN_PAIR_POTENTIAL_CUDA(Law)                                                        \
-  template void pardyn::cuda::pair_compute<Law>(const typename Law::Params&, pardyn::ParticleStore&, \
-                                                const pardyn::Neighbourhood&,                  \
-                                                const pardyn::ForceRequest&);
+#define PARDYN_PAIR_POTENTIAL_CUDA(Law)                                                  \
+  template void pardyn::cuda::pair_compute<Law>(                                         \
+      const typename Law::Params&, pardyn::ParticleStore&, const pardyn::Neighbourhood&, \
+      const pardyn::ForceRequest&);

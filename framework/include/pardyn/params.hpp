@@ -17,9 +17,8 @@ namespace pardyn {
 enum class ParamType { Float, Int, Bool, String, Choice, FloatList, IntList, StringList };
 const char* to_string(ParamType t);
 
-using ParamValue =
-    std::variant<double, std::int64_t, bool, std::string, std::vector<double>,
-                 std::vector<std::int64_t>, std::vector<std::string>>;
+using ParamValue = std::variant<double, std::int64_t, bool, std::string, std::vector<double>,
+                                std::vector<std::int64_t>, std::vector<std::string>>;
 std::string format_value(const ParamValue& v);
 
 struct ParamSpec {
@@ -30,13 +29,13 @@ struct ParamSpec {
   std::optional<ParamValue> default_value;  // absent: the key is required
   std::optional<double> min, max;           // inclusive bounds for numbers (each element of a list)
   bool min_exclusive = false;
-  std::vector<std::string> choices;  // for Choice
+  std::vector<std::string> choices;        // for Choice
   std::size_t list_min = 0, list_max = 0;  // element count bounds for lists (0 = unbounded)
 };
 
 // Fluent builder so that a schema reads as a table in the plugin's source.
 class Schema {
-public:
+ public:
   Schema& add(ParamSpec p) {
     specs_.push_back(std::move(p));
     return *this;
@@ -45,7 +44,8 @@ public:
                const std::string& doc, std::optional<double> min = std::nullopt,
                std::optional<double> max = std::nullopt, bool min_exclusive = false);
   Schema& integer(const std::string& name, std::optional<std::int64_t> def, const std::string& doc,
-                  std::optional<double> min = std::nullopt, std::optional<double> max = std::nullopt);
+                  std::optional<double> min = std::nullopt,
+                  std::optional<double> max = std::nullopt);
   Schema& boolean(const std::string& name, bool def, const std::string& doc);
   Schema& string(const std::string& name, std::optional<std::string> def, const std::string& doc);
   Schema& choice(const std::string& name, std::optional<std::string> def,
@@ -66,13 +66,13 @@ public:
   // Adds every parameter of another schema (shared keys such as a generator's common keys).
   Schema& merge(const Schema& other);
 
-private:
+ private:
   std::vector<ParamSpec> specs_;
 };
 
 // A validated set of parameters: every key of the schema is present (explicit or default).
 class ParamSet {
-public:
+ public:
   ParamSet() = default;
   void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
@@ -91,7 +91,7 @@ public:
   // The folder of the scenario file, to resolve relative paths a plugin is given.
   std::string base_dir;
 
-private:
+ private:
   const ParamValue& get(const std::string& name) const;
   std::map<std::string, ParamValue> values_;
 };

@@ -57,7 +57,7 @@ struct HostParticles {
 // Memory of one backend. The CPU backend uses 64-byte aligned host memory; the CUDA backend supplies
 // device allocations. Copies to and from the host go through it so the store needs no CUDA code.
 class MemoryResource {
-public:
+ public:
   virtual ~MemoryResource() = default;
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* p) = 0;
@@ -71,7 +71,7 @@ public:
 MemoryResource& host_memory();
 
 class ParticleStore {
-public:
+ public:
   ParticleStore(int dim, Precision precision, MemoryResource& memory);
   ~ParticleStore();
   ParticleStore(const ParticleStore&) = delete;
@@ -99,8 +99,17 @@ public:
   void upload(const HostParticles& hp);
 
   enum Field : unsigned {
-    kPosition = 1, kVelocity = 2, kAcceleration = 4, kMass = 8, kType = 16, kId = 32, kEpot = 64,
-    kVirial = 128, kLabels = 256, kImage = 512, kAll = 1023
+    kPosition = 1,
+    kVelocity = 2,
+    kAcceleration = 4,
+    kMass = 8,
+    kType = 16,
+    kId = 32,
+    kEpot = 64,
+    kVirial = 128,
+    kLabels = 256,
+    kImage = 512,
+    kAll = 1023
   };
   // Copies the requested fields to hp (converted to double), resizing it.
   void download(HostParticles& hp, unsigned fields = kAll) const;
@@ -126,7 +135,7 @@ public:
   std::int32_t* label(const std::string& name);
   std::vector<std::string> label_names() const;
 
-private:
+ private:
   struct Label {
     std::string name;
     std::int32_t* ptr = nullptr;

@@ -24,7 +24,7 @@ namespace pardyn {
 // The ranks of a parallel (MPI) run, as plugins see them: collective operations that every rank must
 // call together, in the same order. A serial run has no communicator (RunInfo::comm is null).
 class Comm {
-public:
+ public:
   virtual ~Comm() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
@@ -43,10 +43,10 @@ struct RunInfo {
   Backend backend = Backend::Cpu;
   Box box;
   std::uint64_t seed = 1;
-  std::string output_dir;   // the run's output folder (created before observers start)
-  std::string scenario_dir; // folder of the scenario file, for relative paths
+  std::string output_dir;    // the run's output folder (created before observers start)
+  std::string scenario_dir;  // folder of the scenario file, for relative paths
   bool quiet = false;
-  double end_time = 0;      // [simulation] end_time (0: none); adaptive integrators end on it
+  double end_time = 0;  // [simulation] end_time (0: none); adaptive integrators end on it
   // Parallel runs (mpirun): this process's rank and the number of ranks. Each rank's store holds
   // only the particles it owns; observers see those, and rank 0 writes the files that are one per
   // run (thermo, the .pvd series). comm is null in a serial run.
@@ -61,7 +61,7 @@ struct RunInfo {
   double resume_time = 0;
   // Filled by the framework before observers begin (empty when plugins are made):
   std::vector<std::string> potential_labels;  // one per [[potential]]: its energy column in thermo
-  std::vector<std::string> extra_columns;     // thermo columns added by analyses (Observer::columns)
+  std::vector<std::string> extra_columns;  // thermo columns added by analyses (Observer::columns)
 };
 
 // Sums over all particles, in double with compensated summation (see compensated.hpp).
@@ -82,19 +82,19 @@ struct Reductions {
 // Particle-shaped vectors for multi-stage integrators: one value per particle and component of the
 // state (x, v), i.e. 2·dim arrays of N values in the store's precision, in the backend's memory.
 class StateVector {
-public:
+ public:
   virtual ~StateVector() = default;
 };
 
 // Element-wise operations on the particle store, implemented once per backend. Integrators and
 // modifiers are written against these so that the same plugin runs on the CPU and the GPU.
 class BackendOps {
-public:
+ public:
   virtual ~BackendOps() = default;
   // --- state vectors (multi-stage integrators) ---
   virtual std::unique_ptr<StateVector> new_state(const ParticleStore& s) = 0;
-  virtual void get_state(const ParticleStore& s, StateVector& y) = 0;  // y = (x, v)
-  virtual void set_state(ParticleStore& s, const StateVector& y) = 0;  // (x, v) = y
+  virtual void get_state(const ParticleStore& s, StateVector& y) = 0;       // y = (x, v)
+  virtual void set_state(ParticleStore& s, const StateVector& y) = 0;       // (x, v) = y
   virtual void get_derivative(const ParticleStore& s, StateVector& k) = 0;  // k = (v, a)
   // (x, v) = y + sum_i c[i] k[i], for m <= 8 terms.
   virtual void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
@@ -145,7 +145,7 @@ struct Neighbourhood {
 // CUDA store), in the store's precision.
 struct SourceBlock {
   std::size_t n = 0;
-  const void* pos = nullptr;           // [n] records of 4 reals: {x, y, z, m} in 3D, {x, y, m, 0} in 2D
+  const void* pos = nullptr;  // [n] records of 4 reals: {x, y, z, m} in 3D, {x, y, m, 0} in 2D
   const std::int32_t* type = nullptr;  // [n]
 };
 
@@ -169,7 +169,7 @@ struct ForceRequest {
 // A force law. Built-in pair laws use PairPotential<Law> (pair_potential.hpp): the physics in one
 // evaluator, the loops from the framework.
 class Potential {
-public:
+ public:
   virtual ~Potential() = default;
   // Adds this law's accelerations (and energies/virials when asked) to the store.
   virtual void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) = 0;
@@ -199,7 +199,7 @@ public:
 
 // A spatial scheme: builds (and keeps up to date) the neighbourhood structure of one kind.
 class Scheme {
-public:
+ public:
   virtual ~Scheme() = default;
   virtual void update(ParticleStore& s, const Box& box, const Reach& reach) = 0;
   virtual Neighbourhood neighbourhood() const = 0;
@@ -214,7 +214,7 @@ public:
 
 // What integrators and modifiers see of the running simulation.
 class StepContext {
-public:
+ public:
   virtual ~StepContext() = default;
   virtual ParticleStore& store() = 0;
   virtual BackendOps& ops() = 0;
@@ -235,7 +235,7 @@ public:
     apply_boundaries();
   }
   virtual std::uint64_t step() const = 0;  // the step being taken (1 for the first)
-  virtual double time() const = 0;          // simulation time at the start of this step
+  virtual double time() const = 0;         // simulation time at the start of this step
   // The size of this step; in Modifier::apply(), the step the integrator has just taken (thermostats
   // need it for their relaxation factors).
   virtual double dt() const = 0;
@@ -249,7 +249,7 @@ public:
 // for bit. Values are saved exactly (doubles, 64-bit integers, state vectors in the store's
 // precision); the framework gathers state vectors over the ranks of a parallel run.
 class StateOut {
-public:
+ public:
   virtual ~StateOut() = default;
   virtual void real(const std::string& name, double v) = 0;
   virtual void integer(const std::string& name, std::int64_t v) = 0;
@@ -257,7 +257,7 @@ public:
   virtual void vector(const std::string& name, const StateVector& y) = 0;
 };
 class StateIn {
-public:
+ public:
   virtual ~StateIn() = default;
   // Each throws an Error naming the checkpoint file when the value is missing.
   virtual double real(const std::string& name) = 0;
@@ -268,7 +268,7 @@ public:
 };
 
 class Integrator {
-public:
+ public:
   virtual ~Integrator() = default;
   // Advances the state by one step; forces in the store are valid for the current positions on entry
   // and must be valid for the new positions on exit.
@@ -297,7 +297,7 @@ public:
 };
 
 class Modifier {
-public:
+ public:
   virtual ~Modifier() = default;
   virtual void apply(StepContext& ctx) = 0;  // after each integrator step
   // Whether total momentum survives apply() (a Langevin thermostat's random kicks do not).
@@ -315,7 +315,7 @@ struct GenerateContext {
 };
 
 class Generator {
-public:
+ public:
   virtual ~Generator() = default;
   // Positions, velocities, masses (and types, if the generator sets them) in double.
   virtual HostParticles generate(const GenerateContext& ctx) = 0;
@@ -326,18 +326,18 @@ struct Thermo {
   std::uint64_t step = 0;
   double time = 0;
   Reductions r;
-  double total = 0;                 // kinetic + potential
-  double initial_total = 0;         // total energy at step 0
-  double relative_drift = 0;        // (E - E0) / |E0|
-  double temperature = 0;           // 2 K / (dof k_B), k_B = 1
+  double total = 0;           // kinetic + potential
+  double initial_total = 0;   // total energy at step 0
+  double relative_drift = 0;  // (E - E0) / |E0|
+  double temperature = 0;     // 2 K / (dof k_B), k_B = 1
   std::uint64_t force_evaluations = 0;
-  double dt = 0;                    // the last step's size
+  double dt = 0;                     // the last step's size
   std::uint64_t rejected_steps = 0;  // adaptive integrators: steps tried and rejected so far
-  double com_drift = 0;             // distance of the centre of mass from where it was at step 0
-  double dof = 0;                   // degrees of freedom of the temperature: dim N, less dim when
-                                    // momentum is conserved (no walls, fields or Langevin noise)
-  double volume = 0;                // box volume (area in 2D)
-  double pressure = 0;              // virial pressure (2 K + W) / (dim V); NaN when an axis is open
+  double com_drift = 0;              // distance of the centre of mass from where it was at step 0
+  double dof = 0;                    // degrees of freedom of the temperature: dim N, less dim when
+                                     // momentum is conserved (no walls, fields or Langevin noise)
+  double volume = 0;                 // box volume (area in 2D)
+  double pressure = 0;  // virial pressure (2 K + W) / (dim V); NaN when an axis is open
   std::vector<double> potential_terms;  // potential energy of each [[potential]] (RunInfo order)
   std::vector<double> extra;            // values of RunInfo::extra_columns, in that order
 };
@@ -354,9 +354,9 @@ struct ObserveContext {
 };
 
 class Observer {
-public:
+ public:
   virtual ~Observer() = default;
-  virtual std::uint64_t interval() const = 0;  // observe every this many steps (and at step 0)
+  virtual std::uint64_t interval() const = 0;    // observe every this many steps (and at step 0)
   virtual unsigned fields() const { return 0; }  // ParticleStore::Field bits it needs on the host
   virtual void begin(const RunInfo&) {}
   // Analyses: columns this observer adds to thermo, and the computation behind them, run on the
@@ -401,7 +401,7 @@ using Factory = std::function<std::unique_ptr<T>(const ParamSet&, const RunInfo&
 // What a plugin's register function receives. Registration only records factories; objects are made
 // after every plugin has loaded.
 class Registrar {
-public:
+ public:
   virtual ~Registrar() = default;
   virtual void add(FactoryInfo info, Factory<Potential> f) = 0;
   virtual void add(FactoryInfo info, Factory<Scheme> f) = 0;
@@ -419,8 +419,8 @@ constexpr std::uint32_t kPluginAbi = 9;
 struct PluginDescriptor {
   std::uint32_t abi;
   const char* pardyn_version;
-  const char* build_id;    // compiler, its major version, and the C++ ABI
-  int cuda_version;        // CUDA runtime version the plugin's device code was built with, 0 if none
+  const char* build_id;  // compiler, its major version, and the C++ ABI
+  int cuda_version;      // CUDA runtime version the plugin's device code was built with, 0 if none
   const char* cuda_archs;  // CUDA architectures compiled in, e.g. "80;90"; "" if none
   const char* name;
   void (*register_factories)(Registrar&);
@@ -447,8 +447,8 @@ constexpr const char* kStampMagic = "pardyn-plugin";
 // plugin's registration unit includes that (it brings in Boost.DLL). Without it the macro stops the
 // compiler saying so.
 #ifndef PARDYN_PLUGIN
-#define PARDYN_PLUGIN(fn)                                                                  \
-  static_assert(sizeof(&fn) == 0,                                                          \
+#define PARDYN_PLUGIN(fn)                                                                    \
+  static_assert(sizeof(&fn) == 0,                                                            \
                 "PARDYN_PLUGIN needs #include \"pardyn/plugin_export.hpp\" in the plugin's " \
                 "registration unit (the .cpp file that holds this macro)");
 #endif

@@ -30,21 +30,25 @@
 #endif
 
 #undef PARDYN_PLUGIN  // plugin.hpp's stand-in, which only says to include this header
-#define PARDYN_PLUGIN(fn)                                                                       \
-  namespace {                                                                                   \
-  const ::pardyn::PluginDescriptor* pardyn_plugin_descriptor_fn() {                             \
-    static const ::pardyn::PluginDescriptor d{                                                  \
-        ::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID, PARDYN_PLUGIN_CUDA_VERSION, \
-        PARDYN_PLUGIN_CUDA_ARCHS, PARDYN_PLUGIN_NAME, &fn};                                     \
-    return &d;                                                                                  \
-  }                                                                                             \
-  }                                                                                             \
-  BOOST_DLL_ALIAS(pardyn_plugin_descriptor_fn, pardyn_plugin_descriptor)                         \
-  PARDYN_PLUGIN_STAMP(::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID,             \
+#define PARDYN_PLUGIN(fn)                                                           \
+  namespace {                                                                       \
+  const ::pardyn::PluginDescriptor* pardyn_plugin_descriptor_fn() {                 \
+    static const ::pardyn::PluginDescriptor d{::pardyn::kPluginAbi,                 \
+                                              PARDYN_VERSION_STRING,                \
+                                              PARDYN_BUILD_ID,                      \
+                                              PARDYN_PLUGIN_CUDA_VERSION,           \
+                                              PARDYN_PLUGIN_CUDA_ARCHS,             \
+                                              PARDYN_PLUGIN_NAME,                   \
+                                              &fn};                                 \
+    return &d;                                                                      \
+  }                                                                                 \
+  }                                                                                 \
+  BOOST_DLL_ALIAS(pardyn_plugin_descriptor_fn, pardyn_plugin_descriptor)            \
+  PARDYN_PLUGIN_STAMP(::pardyn::kPluginAbi, PARDYN_VERSION_STRING, PARDYN_BUILD_ID, \
                       PARDYN_PLUGIN_CUDA_VERSION, PARDYN_PLUGIN_CUDA_ARCHS, PARDYN_PLUGIN_NAME)
 
 // The stamp alone (PARDYN_PLUGIN writes it; a test plugin may write a false one).
-#define PARDYN_PLUGIN_STAMP(abi, version, build_id, cuda_version, cuda_archs, name)            \
-  extern "C" __attribute__((visibility("default"), used, section(".pardyn_plugin")))          \
-  const ::pardyn::PluginStamp pardyn_plugin_stamp = {"pardyn-plugin", abi,  cuda_version,      \
-                                                     version,         build_id, cuda_archs, name};
+#define PARDYN_PLUGIN_STAMP(abi, version, build_id, cuda_version, cuda_archs, name)  \
+  extern "C" __attribute__((visibility("default"), used, section(".pardyn_plugin"))) \
+  const ::pardyn::PluginStamp pardyn_plugin_stamp = {                                \
+      "pardyn-plugin", abi, cuda_version, version, build_id, cuda_archs, name};

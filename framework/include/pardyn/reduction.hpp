@@ -14,7 +14,17 @@
 namespace pardyn {
 
 struct ParticleSums {
-  enum { kMass, kKin, kPot, kVir, kMom, kAng = kMom + 3, kMm = kAng + 3, kImg = kMm + 3, kSums = kImg + 3 };
+  enum {
+    kMass,
+    kKin,
+    kPot,
+    kVir,
+    kMom,
+    kAng = kMom + 3,
+    kMm = kAng + 3,
+    kImg = kMm + 3,
+    kSums = kImg + 3
+  };
   CompensatedSum s[kSums];
   double max_a2 = 0;
   int finite = 1;

@@ -38,9 +38,9 @@ struct TemperatureRamp {
 
 struct ThermostatSettings {
   TemperatureRamp target;
-  double tau = 1.0;               // relaxation time
-  std::uint64_t interval = 1;     // act every this many steps
-  std::uint64_t seed = 0;         // random stream (thermostats with noise); from [simulation] seed
+  double tau = 1.0;            // relaxation time
+  std::uint64_t interval = 1;  // act every this many steps
+  std::uint64_t seed = 0;      // random stream (thermostats with noise); from [simulation] seed
 };
 
 // The parameters every thermostat takes, for its schema.
@@ -80,8 +80,9 @@ inline ThermostatSettings thermostat_settings(const ParamSet& p, const RunInfo& 
   } else {
     s.target.end = end;
     if (s.target.ramp_end <= 0)
-      throw Error(where + ": temperature_end is given but ramp_end is not; set ramp_end (and "
-                          "ramp_start, default 0) to the time the target reaches temperature_end");
+      throw Error(where +
+                  ": temperature_end is given but ramp_end is not; set ramp_end (and "
+                  "ramp_start, default 0) to the time the target reaches temperature_end");
     if (s.target.ramp_end < s.target.ramp_start)
       throw Error(where + ": ramp_end = " + format_number(s.target.ramp_end) +
                   " is before ramp_start = " + format_number(s.target.ramp_start) +
@@ -97,7 +98,7 @@ inline ThermostatSettings thermostat_settings(const ParamSet& p, const RunInfo& 
 // acted (the sum of the steps taken, StepContext::dt()), with the target at the end of the step just
 // taken. A thermostat implements act().
 class Thermostat : public Modifier {
-public:
+ public:
   explicit Thermostat(const ThermostatSettings& s) : s_(s) {}
   void apply(StepContext& ctx) final {
     elapsed_ += ctx.dt();
@@ -110,11 +111,11 @@ public:
   void save(StateOut& out) const override { out.real("elapsed", elapsed_); }
   void load(StateIn& in, StepContext&) override { elapsed_ = in.real("elapsed"); }
 
-protected:
+ protected:
   virtual void act(StepContext& ctx, double h, double T0) = 0;
   const ThermostatSettings& settings() const { return s_; }
 
-private:
+ private:
   ThermostatSettings s_;
   double elapsed_ = 0;
 };
@@ -146,7 +147,7 @@ void register_thermostat(Registrar& r, const std::string& name, const std::strin
 // The random numbers come from counter-based draws keyed by (seed, step): any backend and a resumed
 // run draw the same ones.
 class CounterRng {
-public:
+ public:
   CounterRng(std::uint64_t seed, std::uint64_t step) : seed_(seed), step_(step) {}
   double uniform() { return uniform_open(mix64(random_key(seed_, step_, counter_++, 1))); }
   double normal() { return normal_from_key(random_key(seed_, step_, counter_++, 2)); }
@@ -169,7 +170,7 @@ public:
   // Sum of k squared standard normals (chi-squared with k degrees of freedom), k >= 0.
   double chi_squared(double k) { return k > 0 ? 2.0 * gamma(0.5 * k) : 0.0; }
 
-private:
+ private:
   std::uint64_t seed_, step_, counter_ = 0;
 };
 

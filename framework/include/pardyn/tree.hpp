@@ -49,7 +49,6 @@ struct TreeGroup {
 };
 constexpr int kTreeGroup = 32;
 
-
 // Typed view of a Tree for one precision and dimension (what the walks use).
 template <class Real, int Dim>
 struct TreeView {

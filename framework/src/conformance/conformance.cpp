@@ -197,9 +197,11 @@ void check_analytic(Result& r, const Registry& reg, const std::string& law, cons
     for (int d = 0; d < dim; ++d) {
       const double sep = hp.x[d][0] - hp.x[d][1];
       const double expect = row.fdivr * sep;
-      ef2 += std::pow(ref.m0 * f.hp.a[d][0] - expect, 2) + std::pow(ref.m1 * f.hp.a[d][1] + expect, 2);
+      ef2 +=
+          std::pow(ref.m0 * f.hp.a[d][0] - expect, 2) + std::pow(ref.m1 * f.hp.a[d][1] + expect, 2);
     }
-    const double bound_f = rel * std::max(std::fabs(row.fdivr) * row.r, 1e-3 * std::max(fmax, 1e-300));
+    const double bound_f =
+        rel * std::max(std::fabs(row.fdivr) * row.r, 1e-3 * std::max(fmax, 1e-300));
     const double ef = std::sqrt(ef2) / bound_f;
     if (std::max(eu, ef) > worst) where = "r = " + num(row.r);
     worst = std::max({worst, eu, ef});
@@ -207,8 +209,8 @@ void check_analytic(Result& r, const Registry& reg, const std::string& law, cons
     worst_f = std::max(worst_f, ef);
   }
   r.status = worst <= 1 ? Status::Pass : Status::Fail;
-  r.detail = std::to_string(ref.rows.size()) + " distances of " + ref.file +
-             ": worst error " + num(worst) + " of its bound (relative " + num(rel) +
+  r.detail = std::to_string(ref.rows.size()) + " distances of " + ref.file + ": worst error " +
+             num(worst) + " of its bound (relative " + num(rel) +
              (prec == Precision::Float ? " and the positions' rounding)" : ")");
   if (r.status == Status::Fail)
     r.detail += " at " + where + " (energy " + num(worst_u) + ", force " + num(worst_f) + ")";
@@ -258,8 +260,8 @@ void check_newton(Result& r, const Registry& reg, const std::string& law, const 
   verdict(r, worst, 1e-12, "net force / sum |F|");
 }
 
-void check_gpu(Result& r, const Registry& reg, const FactoryInfo& info, const ParamSet& ps,
-               int dim, Precision prec, bool asked) {
+void check_gpu(Result& r, const Registry& reg, const FactoryInfo& info, const ParamSet& ps, int dim,
+               Precision prec, bool asked) {
   if (!asked) {
     r.detail = "not asked (--no-gpu)";
     return;
@@ -281,11 +283,13 @@ void check_gpu(Result& r, const Registry& reg, const FactoryInfo& info, const Pa
     for (double& m : hp.mass) m = double(float(m));
   }
   const Box box = lattice_box(dim);
-  const Forces ref = evaluate(reg, info.name, ps, hp, box, Precision::Double, Backend::Cpu, "all_pairs");
+  const Forces ref =
+      evaluate(reg, info.name, ps, hp, box, Precision::Double, Backend::Cpu, "all_pairs");
   const Forces gpu = evaluate(reg, info.name, ps, hp, box, prec, Backend::Cuda, "all_pairs");
   // The accuracies test_cuda_forces states: float 1e-5, double 1e-13 (here 1e-12: any law).
   const double bound = prec == Precision::Float ? 1e-5 : 1e-12;
-  const double e = std::max(accel_error(gpu.hp, ref.hp), energy_error(gpu.potential, ref.potential));
+  const double e =
+      std::max(accel_error(gpu.hp, ref.hp), energy_error(gpu.potential, ref.potential));
   verdict(r, e, bound, "all_pairs on the GPU against the CPU: RMS/RMS acceleration, energy");
 }
 
@@ -300,8 +304,7 @@ Tolerance tolerance(const std::string& scheme, bool cutoff_law, Precision prec) 
   // The far zones' acceleration bound is docs/cell-list.md's (near = 1). Its energy bound, 10^-4,
   // is stated for 6,000 particles; this suite's 512-particle 3D lattice, a few cells per axis,
   // measures 1.5-1.8e-4 (gravity, soft_gas, test_sticky), hence 5e-4 here.
-  if (scheme == "cell_list")
-    return {fl + 5e-3, fl + 5e-4, "far zones, docs/cell-list.md"};
+  if (scheme == "cell_list") return {fl + 5e-3, fl + 5e-4, "far zones, docs/cell-list.md"};
   if (scheme == "tree") return {fl + 1e-3, fl + 1e-4, "theta = 0.5, docs/tree.md"};
   return {fl + 1e-3, fl + 1e-4, "no documented tolerance: the tree's assumed"};
 }
@@ -389,7 +392,7 @@ std::vector<Result> check_law(const Registry& reg, const std::string& name, cons
       r.status = Status::Pass;
       // A potential that is neither (the walls without soft walls: a boundary condition) gets
       // the checks of an external law, which see no force.
-      r.detail = pot->external()        ? "an external law (one particle at a time)"
+      r.detail = pot->external()       ? "an external law (one particle at a time)"
                  : pot->cutoff() > 0.0 ? "a pair law"
                                        : "no pair or external force with these parameters";
     });
@@ -404,28 +407,24 @@ std::vector<Result> check_law(const Registry& reg, const std::string& name, cons
       if (!(info->precisions & precision_bit(prec))) continue;
       const std::string var = variant(dim, prec);
       run_check(out, "analytic", var, [&](Result& r) {
-        if (!pair_law)
-          r.detail = "an external law: no pair values to compare";
+        if (!pair_law) r.detail = "an external law: no pair values to compare";
         else if (!o.reference)
           r.detail = "no reference file (give one: r,U,fdivr from the law's formula)";
-        else
-          check_analytic(r, reg, name, ps, *o.reference, dim, prec);
+        else check_analytic(r, reg, name, ps, *o.reference, dim, prec);
       });
       if (prec == Precision::Double) {
         run_check(out, "gradient", var, [&](Result& r) { check_gradient(r, reg, name, ps, dim); });
         run_check(out, "newton", var, [&](Result& r) {
-          if (pair_law)
-            check_newton(r, reg, name, ps, dim);
-          else
-            r.detail = "an external law: no pairs";
+          if (pair_law) check_newton(r, reg, name, ps, dim);
+          else r.detail = "an external law: no pairs";
         });
       }
-      run_check(out, "gpu", var, [&](Result& r) { check_gpu(r, reg, *info, ps, dim, prec, o.gpu); });
+      run_check(out, "gpu", var,
+                [&](Result& r) { check_gpu(r, reg, *info, ps, dim, prec, o.gpu); });
       if (pair_law)
         for (const auto& s : schemes)
-          run_check(out, s, var, [&](Result& r) {
-            check_scheme(r, reg, name, ps, s, cutoff_law, dim, prec);
-          });
+          run_check(out, s, var,
+                    [&](Result& r) { check_scheme(r, reg, name, ps, s, cutoff_law, dim, prec); });
     }
   }
   return out;
@@ -443,16 +442,19 @@ std::string table(const std::string& name, const std::vector<Result>& results) {
     wv = std::max(wv, r.variant.size());
   }
   std::ostringstream s;
-  const auto pad = [](const std::string& x, std::size_t w) { return x + std::string(w - x.size() + 2, ' '); };
+  const auto pad = [](const std::string& x, std::size_t w) {
+    return x + std::string(w - x.size() + 2, ' ');
+  };
   s << "conformance of potential '" << name << "'\n";
   s << pad("check", wc) << pad("variant", wv) << "result  detail\n";
   int counts[3] = {0, 0, 0};
   for (const auto& r : results) {
     ++counts[int(r.status)];
-    s << pad(r.check, wc) << pad(r.variant, wv) << to_string(r.status) << "    " << r.detail << "\n";
+    s << pad(r.check, wc) << pad(r.variant, wv) << to_string(r.status) << "    " << r.detail
+      << "\n";
   }
-  s << counts[0] << " passed, " << counts[1] << " failed, " << counts[2] << " skipped: "
-    << (counts[1] ? "FAILED" : "passed") << "\n";
+  s << counts[0] << " passed, " << counts[1] << " failed, " << counts[2]
+    << " skipped: " << (counts[1] ? "FAILED" : "passed") << "\n";
   return s.str();
 }
 

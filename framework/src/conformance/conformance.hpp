@@ -47,7 +47,7 @@ struct Result {
   std::string check;    // analytic, gradient, newton, gpu, or a scheme's name
   std::string variant;  // "2D double", ...
   Status status = Status::Skip;
-  std::string detail;   // the measured error and its bound, or why it was skipped
+  std::string detail;  // the measured error and its bound, or why it was skipped
 };
 
 // Analytic values of a pair law: two particles of masses m0, m1 and types t0, t1 at distance r have
@@ -72,10 +72,10 @@ struct Reference {
 Reference read_reference(const std::string& path);
 
 struct Options {
-  std::string params;           // TOML text of the law's parameters; "" = defaults (and samples
-                                // for required ones), or the reference's when one is given
+  std::string params;  // TOML text of the law's parameters; "" = defaults (and samples
+                       // for required ones), or the reference's when one is given
   const Reference* reference = nullptr;
-  bool gpu = true;              // compare with the GPU where there is one
+  bool gpu = true;  // compare with the GPU where there is one
 };
 
 // Runs every check for the potential `name` of the registry. Never throws for a failing law: a law

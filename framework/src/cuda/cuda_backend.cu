@@ -80,7 +80,7 @@ void* device_alloc(std::size_t bytes, const char* what) {
 // Device memory.
 
 class DeviceMemory final : public MemoryResource {
-public:
+ public:
   void* allocate(std::size_t bytes) override {
     if (bytes == 0) return nullptr;
     return device_alloc(bytes, "particle arrays");
@@ -122,7 +122,7 @@ public:
 
   Backend backend() const override { return Backend::Cuda; }
 
-private:
+ private:
   // Measured on an H100 host (PCIe 5): one thread copying out of pinned memory gets ~12 GB/s, so
   // a single staging thread is slower than the driver; 8 threads with 4 MiB chunks reach ~35 GB/s.
   // Below 16 MiB the driver's path is as fast and needs no threads.
@@ -185,10 +185,8 @@ private:
         PARDYN_CUDA_CHECK(cudaSetDevice(device_));
         const std::size_t lo = std::min(bytes, std::size_t(l) * slice);
         const std::size_t len = std::min(bytes - lo, slice);
-        if (to_host)
-          lane_to_host(lanes_[l], dst + lo, src + lo, len);
-        else
-          lane_from_host(lanes_[l], dst + lo, src + lo, len);
+        if (to_host) lane_to_host(lanes_[l], dst + lo, src + lo, len);
+        else lane_from_host(lanes_[l], dst + lo, src + lo, len);
       } catch (...) {
         std::lock_guard<std::mutex> g(error_mutex);
         if (!error) error = std::current_exception();
@@ -287,8 +285,8 @@ __device__ PARDYN_INLINE void warp_merge(Partial& t) {
 }
 
 template <class Real, int Dim>
-__global__ void __launch_bounds__(kThreads) reduce_kernel(ParticleView<Real, Dim> p,
-                                                          Partial* __restrict__ out) {
+__global__ void __launch_bounds__(kThreads)
+    reduce_kernel(ParticleView<Real, Dim> p, Partial* __restrict__ out) {
   Partial t;
   for (std::size_t i = first_index(); i < p.n; i += grid_stride()) t.add_particle(p, i);
   warp_merge(t);
@@ -313,9 +311,10 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ParticleView<Real, Dim
 
 template <class Real>
 class CudaState final : public StateVector {
-public:
+ public:
   CudaState(int dim, std::size_t n) : dim(dim), n(n) {
-    data = static_cast<Real*>(device_memory().allocate(std::size_t(2 * dim) * n * sizeof(Real) + 1));
+    data =
+        static_cast<Real*>(device_memory().allocate(std::size_t(2 * dim) * n * sizeof(Real) + 1));
   }
   ~CudaState() override { device_memory().deallocate(data); }
   CudaState(const CudaState&) = delete;
@@ -340,8 +339,8 @@ struct CombineArgs {
 
 // Largest scaled error per block; the host takes the maximum over the blocks.
 template <class Real>
-__global__ void __launch_bounds__(kThreads) error_kernel(const CombineArgs<Real> a, double atol,
-                                                         double rtol, double* block_max) {
+__global__ void __launch_bounds__(kThreads)
+    error_kernel(const CombineArgs<Real> a, double atol, double rtol, double* block_max) {
   double worst = 0;
   const std::size_t total = a.n * std::size_t(a.comps);
   for (std::size_t t = first_index(); t < total; t += grid_stride()) {
@@ -373,7 +372,7 @@ struct CudaLoop {
 };
 
 class CudaOps final : public element::ElementOps<CudaLoop, CudaState> {
-public:
+ public:
   CudaOps() {
     int dev = 0;
     PARDYN_CUDA_CHECK(cudaGetDevice(&dev));
@@ -426,8 +425,8 @@ public:
       error_kernel<Real><<<blocks, kThreads>>>(a, atol, rtol, block_max);
       PARDYN_CUDA_CHECK_LAUNCH("error_kernel");
       std::vector<double> host(blocks);
-      PARDYN_CUDA_CHECK(cudaMemcpy(host.data(), block_max, blocks * sizeof(double),
-                                   cudaMemcpyDeviceToHost));
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(host.data(), block_max, blocks * sizeof(double), cudaMemcpyDeviceToHost));
       return *std::max_element(host.begin(), host.end());
     });
   }
@@ -453,7 +452,7 @@ public:
     });
   }
 
-private:
+ private:
   // Enough blocks to fill every SM; the grid-stride loops take care of the rest.
   int grid(std::size_t n) const {
     const std::size_t want = (n + kThreads - 1) / kThreads;

@@ -15,15 +15,16 @@
 namespace pardyn::parallel {
 
 class Communicator : public Comm {
-public:
+ public:
   // A pending non-blocking transfer.
   class Request {
-  public:
+   public:
     virtual ~Request() = default;
     virtual void wait() = 0;
   };
   // Non-blocking byte transfers (any size: large ones go as several messages under one tag).
-  virtual std::unique_ptr<Request> isend(const void* data, std::size_t bytes, int dest, int tag) = 0;
+  virtual std::unique_ptr<Request> isend(const void* data, std::size_t bytes, int dest,
+                                         int tag) = 0;
   virtual std::unique_ptr<Request> irecv(void* data, std::size_t bytes, int source, int tag) = 0;
   // Blocking exchange: sends `bytes` to dest while receiving from source.
   void sendrecv(const void* send, std::size_t send_bytes, int dest, void* recv,

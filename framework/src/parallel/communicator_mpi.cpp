@@ -21,7 +21,7 @@ namespace {
 constexpr std::size_t kPiece = std::size_t(1) << 30;
 
 class MpiRequest final : public Communicator::Request {
-public:
+ public:
   std::vector<MPI_Request> reqs;
   void wait() override {
     if (!reqs.empty()) MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
@@ -31,7 +31,7 @@ public:
 };
 
 class MpiComm final : public Communicator {
-public:
+ public:
   MpiComm() {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
@@ -48,7 +48,8 @@ public:
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
     device_aware_ = MPIX_Query_cuda_support() == 1;
 #endif
-    if (const char* e = std::getenv("PARDYN_MPI_DEVICE")) device_aware_ = device_aware_ && e[0] == '1';
+    if (const char* e = std::getenv("PARDYN_MPI_DEVICE"))
+      device_aware_ = device_aware_ && e[0] == '1';
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -121,7 +122,7 @@ public:
     std::_Exit(code);
   }
 
-private:
+ private:
   static constexpr int kGatherTag = 7001;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   bool device_aware_ = false;

@@ -15,7 +15,7 @@
 namespace pardyn::parallel {
 
 class DeviceLink {
-public:
+ public:
   // One direction, this rank -> peer (send side) or peer -> this rank (receive side), with its tag.
   DeviceLink(Communicator& comm, int peer, int tag);
   ~DeviceLink();
@@ -39,7 +39,7 @@ public:
   const char* receive(std::size_t& bytes);
   void done();
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -14,7 +14,7 @@ namespace pardyn::parallel {
 namespace {
 constexpr int kMigrateTag = 7200, kGhostTag = 7300, kRefreshTag = 7400;
 constexpr int kSelectLinkTag = 1000, kRefreshLinkTag = 2000;  // added to a swap's tag
-}
+}  // namespace
 
 // Long: the grid of sub-boxes chosen, then this rank's neighbours and exchange plan, in one pass.
 Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
@@ -54,11 +54,15 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
     std::string axes;
     for (int d = 0; d < dim; ++d)
       if (box.boundary[d] != Boundary::Open)
-        axes += std::string(axes.empty() ? "" : ", ") + "xyz"[d] + " (" + format_number(box.length(d)) + ")";
+        axes += std::string(axes.empty() ? "" : ", ") + "xyz"[d] + " (" +
+                format_number(box.length(d)) + ")";
     throw Error("cannot split the box into " + std::to_string(K) +
                 " sub-boxes for the short-range scheme: each sub-box must be at least the ghost "
-                "width " + format_number(width) + " (cut-off + skin) wide, along periodic or walled "
-                "axes only (bounded axes: " + (axes.empty() ? std::string("none") : axes) +
+                "width " +
+                format_number(width) +
+                " (cut-off + skin) wide, along periodic or walled "
+                "axes only (bounded axes: " +
+                (axes.empty() ? std::string("none") : axes) +
                 "). Use fewer ranks, a larger box, or make an axis periodic or walled");
   }
   p_ = choice;
@@ -108,9 +112,9 @@ Domain::~Domain() {
                  "displacement checks %.4f s; selection parts: migrants found %.4f, moved %.4f, "
                  "owned copied %.4f, ghosts found %.4f, ghosts sent %.4f s\n",
                  comm_.rank(), owned_, work_ ? work_->size() - owned_ : 0,
-                 (unsigned long long)selections_, stats_.select, (unsigned long long)stats_.refreshes,
-                 stats_.refresh, stats_.check, stats_.part[0], stats_.part[1], stats_.part[2],
-                 stats_.part[3], stats_.part[4]);
+                 (unsigned long long)selections_, stats_.select,
+                 (unsigned long long)stats_.refreshes, stats_.refresh, stats_.check, stats_.part[0],
+                 stats_.part[1], stats_.part[2], stats_.part[3], stats_.part[4]);
 }
 
 DeviceLink& Domain::link(int peer, int tag, bool send) {
@@ -129,8 +133,7 @@ void Domain::take_forces(ParticleStore& s, bool energy) {
   // Steps with energies (observations) copy, since epot and virial must come along.
   if (!energy && s.capacity() == work_->capacity() && s.size() == owned_)
     s.swap_accelerations(*work_);
-  else
-    add_forces(*work_, s, owned_, energy, true);
+  else add_forces(*work_, s, owned_, energy, true);
 }
 
 int Domain::owner(const double* x) const {
@@ -232,7 +235,8 @@ void Domain::migrate(ParticleStore& s) {
       const std::vector<char>* out[2] = {&out_down, &out_up};
       for (int k = 0; k < 2; ++k) {
         if (from[k] >= 0 && n_in[k])
-          q.push_back(comm_.irecv(in.data() + (k ? n_in[0] : 0), std::size_t(n_in[k]), from[k], tag + 2 + k));
+          q.push_back(comm_.irecv(in.data() + (k ? n_in[0] : 0), std::size_t(n_in[k]), from[k],
+                                  tag + 2 + k));
         if (to[k] >= 0 && n_out[k])
           q.push_back(comm_.isend(out[k]->data(), out[k]->size(), to[k], tag + 2 + k));
       }
@@ -395,11 +399,13 @@ void Domain::refresh(ParticleStore& s) {
       const std::size_t in = sw.count * std::size_t(dim_) * real;
       const std::size_t out = sw.idx.size() * std::size_t(dim_) * real;
       if (sw.from >= 0 && in)
-        reqs.push_back(comm_.irecv(direct ? sw.recv.device(backend_, in) : sw.recv.host(backend_, in),
-                                   in, sw.from, kRefreshTag + sw.tag));
+        reqs.push_back(
+            comm_.irecv(direct ? sw.recv.device(backend_, in) : sw.recv.host(backend_, in), in,
+                        sw.from, kRefreshTag + sw.tag));
       if (sw.to >= 0 && out)
-        reqs.push_back(comm_.isend(direct ? sw.send.device(backend_, out) : sw.send.host(backend_, out),
-                                   out, sw.to, kRefreshTag + sw.tag));
+        reqs.push_back(
+            comm_.isend(direct ? sw.send.device(backend_, out) : sw.send.host(backend_, out), out,
+                        sw.to, kRefreshTag + sw.tag));
     }
     for (auto& q : reqs) q->wait();
     for (std::size_t k = a; k < b; ++k) {
@@ -422,9 +428,8 @@ bool Domain::prepare(ParticleStore& s) {
   // below unwraps the cut periodic axes towards the sub-box).
   // The owned positions go to the work store in the same pass (used unless ghosts are chosen
   // again, which copies them anew).
-  double moved = s.generation() != generation_
-                     ? std::numeric_limits<double>::infinity()
-                     : ref_.copy_and_measure(s, *work_, unwrap_, box_);
+  double moved = s.generation() != generation_ ? std::numeric_limits<double>::infinity()
+                                               : ref_.copy_and_measure(s, *work_, unwrap_, box_);
   if (!std::isfinite(moved)) moved = std::numeric_limits<double>::max();
   comm_.max(&moved, 1);
   bool migrated = false;

@@ -26,10 +26,11 @@ namespace pardyn::parallel {
 class DeviceLink;
 
 class Domain {
-public:
+ public:
   // width: the ghost width (largest cut-off + skin of the cell-list terms); trigger: the largest
   // displacement allowed before ghosts are chosen again (half the smallest margin width - cut-off).
-  Domain(Communicator& comm, const Box& box, int dim, double width, double trigger, Backend backend);
+  Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
+         Backend backend);
   ~Domain();
 
   // The rank whose sub-box holds position x (positions inside the box; periodic ones wrapped).
@@ -51,7 +52,7 @@ public:
   std::size_t ghosts() const { return work_->size() - owned_; }
   std::uint64_t selections() const { return selections_; }
 
-private:
+ private:
   struct Swap {
     IndexList idx;  // work-store indices sent
     double shift[3] = {0, 0, 0};

@@ -10,7 +10,7 @@ namespace pardyn::parallel {
 namespace {
 
 class CpuRingBackend final : public RingBackend {
-public:
+ public:
   const char* pack_local(const ParticleStore& s, std::size_t bytes) override {
     local_.resize(bytes);
     const std::size_t rec = 4 * (s.precision() == Precision::Float ? 4 : 8);
@@ -39,7 +39,7 @@ public:
     return t;
   }
 
-private:
+ private:
   // Records are 4 reals (8-byte aligned at worst): std::vector<double> keeps that alignment.
   struct Bytes {
     std::vector<double> v;

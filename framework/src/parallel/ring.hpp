@@ -16,7 +16,7 @@ namespace pardyn::parallel {
 class RingBackend;
 
 class Ring {
-public:
+ public:
   Ring(Communicator& comm, Backend backend);
   ~Ring();
   // Adds `pot`'s forces of all particles of all ranks on this rank's particles (all ranks call it
@@ -26,7 +26,7 @@ public:
   double compute_seconds() const { return seconds_; }
   void reset_timer() { seconds_ = 0; }
 
-private:
+ private:
   Communicator& comm_;
   std::unique_ptr<RingBackend> backend_;
   double seconds_ = 0;
@@ -34,7 +34,7 @@ private:
 
 // The backend half: host buffers for the blocks in transit and, for the GPU, their device copies.
 class RingBackend {
-public:
+ public:
   virtual ~RingBackend() = default;
   // Packs the store's particles as source records + types into a host buffer and returns it.
   virtual const char* pack_local(const ParticleStore& s, std::size_t bytes) = 0;

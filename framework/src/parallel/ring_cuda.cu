@@ -49,7 +49,7 @@ struct Device {
 };
 
 class CudaRingBackend final : public RingBackend {
-public:
+ public:
   CudaRingBackend() {
     PARDYN_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
     for (int b = 0; b < 2; ++b) {
@@ -122,7 +122,7 @@ public:
     return t;
   }
 
-private:
+ private:
   cudaStream_t copy_ = nullptr;
   cudaEvent_t copied_[2] = {}, used_[2] = {};
   Pinned host_[2], local_host_;
@@ -133,6 +133,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<RingBackend> make_cuda_ring_backend() { return std::make_unique<CudaRingBackend>(); }
+std::unique_ptr<RingBackend> make_cuda_ring_backend() {
+  return std::make_unique<CudaRingBackend>();
+}
 
 }  // namespace pardyn::parallel

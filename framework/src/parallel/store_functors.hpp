@@ -174,22 +174,22 @@ struct PackSources {
 }  // namespace pardyn::parallel::fn
 
 // Every functor above in every precision and dimension: X(F) for each, for explicit instantiations.
-#define PARDYN_STORE_FUNCTORS_RD(X, T) \
-  X(T<float, 2>) X(T<float, 3>) X(T<double, 2>) X(T<double, 3>)
-#define PARDYN_STORE_FUNCTORS(X)                                                           \
-  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherRecords)                       \
-  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::AppendRecords)                       \
-  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::MoveParticles)                       \
-  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherPositions)                     \
-  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherStatic)                        \
-  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::PackSources)                         \
-  X(::pardyn::parallel::fn::ClearIds)                                                      \
-  X(::pardyn::parallel::fn::UnwrapAxis<float>) X(::pardyn::parallel::fn::UnwrapAxis<double>) \
-  X(::pardyn::parallel::fn::AddForces<float, 2, true>)                                     \
-  X(::pardyn::parallel::fn::AddForces<float, 3, true>)                                     \
-  X(::pardyn::parallel::fn::AddForces<double, 2, true>)                                    \
-  X(::pardyn::parallel::fn::AddForces<double, 3, true>)                                    \
-  X(::pardyn::parallel::fn::AddForces<float, 2, false>)                                    \
-  X(::pardyn::parallel::fn::AddForces<float, 3, false>)                                    \
-  X(::pardyn::parallel::fn::AddForces<double, 2, false>)                                   \
+#define PARDYN_STORE_FUNCTORS_RD(X, T) X(T<float, 2>) X(T<float, 3>) X(T<double, 2>) X(T<double, 3>)
+#define PARDYN_STORE_FUNCTORS(X)                                       \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherRecords)   \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::AppendRecords)   \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::MoveParticles)   \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherPositions) \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::GatherStatic)    \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::PackSources)     \
+  X(::pardyn::parallel::fn::ClearIds)                                  \
+  X(::pardyn::parallel::fn::UnwrapAxis<float>)                         \
+  X(::pardyn::parallel::fn::UnwrapAxis<double>)                        \
+  X(::pardyn::parallel::fn::AddForces<float, 2, true>)                 \
+  X(::pardyn::parallel::fn::AddForces<float, 3, true>)                 \
+  X(::pardyn::parallel::fn::AddForces<double, 2, true>)                \
+  X(::pardyn::parallel::fn::AddForces<double, 3, true>)                \
+  X(::pardyn::parallel::fn::AddForces<float, 2, false>)                \
+  X(::pardyn::parallel::fn::AddForces<float, 3, false>)                \
+  X(::pardyn::parallel::fn::AddForces<double, 2, false>)               \
   X(::pardyn::parallel::fn::AddForces<double, 3, false>)

@@ -32,7 +32,8 @@ std::uint32_t* IndexList::device_buffer(std::size_t n) {
   if (n > dev_->capacity || !dev_->ptr) {
     if (dev_->ptr) gpu::free_device(dev_->ptr);
     dev_->capacity = n + n / 4 + 64;
-    dev_->ptr = static_cast<std::uint32_t*>(gpu::device_alloc(dev_->capacity * sizeof(std::uint32_t)));
+    dev_->ptr =
+        static_cast<std::uint32_t*>(gpu::device_alloc(dev_->capacity * sizeof(std::uint32_t)));
   }
   return dev_->ptr;
 }
@@ -144,7 +145,7 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
 }
 
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-            IndexList& lo, IndexList& hi) {
+                 IndexList& lo, IndexList& hi) {
   if (on_gpu(s)) {
     const std::size_t n = end > begin ? end - begin : 0;
     std::size_t nl = 0, nh = 0;
@@ -185,7 +186,6 @@ void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, con
                                  count * sizeof(Real));
   });
 }
-
 
 std::size_t static_bytes(const ParticleStore& s) {
   return (s.precision() == Precision::Float ? 4 : 8) + sizeof(std::int32_t);
@@ -248,10 +248,8 @@ void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, boo
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const auto q = to.view<Real, Dim>();
-    if (assign)
-      for_each_index(b, n, fn::AddForces<Real, Dim, true>{p, q, energy}, 65536);
-    else
-      for_each_index(b, n, fn::AddForces<Real, Dim, false>{p, q, energy}, 65536);
+    if (assign) for_each_index(b, n, fn::AddForces<Real, Dim, true>{p, q, energy}, 65536);
+    else for_each_index(b, n, fn::AddForces<Real, Dim, false>{p, q, energy}, 65536);
   });
 }
 
@@ -285,7 +283,8 @@ void Reference::save(const ParticleStore& s) {
       using Real = typename decltype(p)::real;
       constexpr int Dim = decltype(p)::dim;
       for (int d = 0; d < Dim; ++d)
-        s.memory().copy(static_cast<Real*>(m.dev) + std::size_t(d) * m.n, p.x[d], m.n * sizeof(Real));
+        s.memory().copy(static_cast<Real*>(m.dev) + std::size_t(d) * m.n, p.x[d],
+                        m.n * sizeof(Real));
     });
     return;
   }

@@ -16,7 +16,7 @@ namespace pardyn::parallel {
 
 // A list of store indices, kept on the host and (for a device store) mirrored in device memory.
 class IndexList {
-public:
+ public:
   IndexList();
   ~IndexList();
   IndexList(IndexList&&) noexcept;
@@ -40,14 +40,13 @@ public:
   }
   void fetch();
 
-private:
+ private:
   struct Dev;
   std::unique_ptr<Dev> dev_;
   bool dirty_ = true;
   bool device_only_ = false;
   std::size_t count_ = 0;
 };
-
 
 // Bytes of one particle's migration record: x, v (dim each) and mass in the store's precision, type
 // and id.
@@ -70,7 +69,7 @@ void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const 
 // The particles [begin, end) of s whose u (see Slab) is below slab.lo go to `lo`, those at or above
 // slab.hi to `hi`, in index order (on the device for a device store).
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-            IndexList& lo, IndexList& hi);
+                 IndexList& lo, IndexList& hi);
 
 // Ghost positions: the positions of particles idx of `from`, shifted, as dim arrays of count values
 // one after the other (host bytes, the store's precision).
@@ -96,12 +95,11 @@ void copy_prefix(const ParticleStore& from, ParticleStore& to, std::size_t n, bo
 void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, bool energy,
                 bool assign = false);
 
-
 // Largest squared displacement (minimum image on periodic axes) of the store's particles from
 // `ref` (positions as dim arrays, backend memory, the store's precision); `save` copies the positions
 // into ref instead (resizing it). Infinity when a position is not finite.
 class Reference {
-public:
+ public:
   Reference();
   ~Reference();
   void save(const ParticleStore& s);
@@ -110,7 +108,7 @@ public:
   double copy_and_measure(const ParticleStore& s, ParticleStore& work, const Unwrap& unwrap,
                           const Box& box) const;
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -119,7 +117,7 @@ private:
 // libraries that cannot read device memory). Copies between the two are asynchronous on the
 // default stream (ordered with the kernels); sync() waits for them.
 class Stage {
-public:
+ public:
   Stage();
   ~Stage();
   Stage(Stage&&) noexcept;
@@ -129,7 +127,7 @@ public:
   void to_host(Backend b, std::size_t bytes);
   void to_device(Backend b, std::size_t bytes);
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -169,9 +167,10 @@ void* device_alloc(std::size_t bytes);
 void copy_async(void* dst, const void* src, std::size_t bytes);
 void sync();
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-            std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi);
+                 std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi);
 void download(void* dst, const void* src, std::size_t bytes);
-std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity, const std::vector<std::uint32_t>& host);
+std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity,
+                            const std::vector<std::uint32_t>& host);
 void free_device(void* p);
 }  // namespace gpu
 

@@ -42,8 +42,8 @@ struct Buffer {
 Buffer g_stage, g_stage2;
 
 template <class Real, int Dim>
-__global__ void displacement_kernel(ParticleView<Real, Dim> p, const Real* ref, PeriodicImage<Real> img,
-                                    unsigned int* worst_bits) {
+__global__ void displacement_kernel(ParticleView<Real, Dim> p, const Real* ref,
+                                    PeriodicImage<Real> img, unsigned int* worst_bits) {
   float w = 0;
   const std::size_t n = p.n;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -66,9 +66,9 @@ __global__ void displacement_kernel(ParticleView<Real, Dim> p, const Real* ref, 
 // Positions into the work store (unwrapped along cut periodic axes) and the largest squared
 // displacement from ref, in one pass.
 template <class Real, int Dim>
-__global__ void copy_measure_kernel(ParticleView<Real, Dim> p, const Real* ref, PeriodicImage<Real> img,
-                                    Unwrap unwrap, Real* w0, Real* w1, Real* w2,
-                                    unsigned int* worst_bits) {
+__global__ void copy_measure_kernel(ParticleView<Real, Dim> p, const Real* ref,
+                                    PeriodicImage<Real> img, Unwrap unwrap, Real* w0, Real* w1,
+                                    Real* w2, unsigned int* worst_bits) {
   float w = 0;
   const std::size_t n = p.n;
   Real* out[3] = {w0, w1, w2};
@@ -108,8 +108,8 @@ std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity,
     PARDYN_CUDA_CHECK(cudaMalloc(&dev, capacity * sizeof(std::uint32_t)));
   }
   if (!host.empty())
-    PARDYN_CUDA_CHECK(cudaMemcpy(dev, host.data(), host.size() * sizeof(std::uint32_t),
-                                 cudaMemcpyHostToDevice));
+    PARDYN_CUDA_CHECK(
+        cudaMemcpy(dev, host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
   return dev;
 }
 
@@ -143,8 +143,8 @@ void append_records(ParticleStore& s, const char* records, std::size_t count) {
 
 namespace {
 template <class Real, int Dim>
-void launch_gather_pos(const ParticleView<Real, Dim>& p, const std::uint32_t* idx, std::size_t count,
-                       const double* shift, Real* out) {
+void launch_gather_pos(const ParticleView<Real, Dim>& p, const std::uint32_t* idx,
+                       std::size_t count, const double* shift, Real* out) {
   fn::GatherPositions<Real, Dim> f{p, idx, count, {}, out};
   for (int d = 0; d < Dim; ++d) f.shift[d] = Real(shift[d]);
   cuda::for_each_index(count, f);
@@ -173,8 +173,8 @@ void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::siz
     if (count == 0) return;
     char* dev = static_cast<char*>(g_stage.get(out.size()));
     cuda::for_each_index(count, fn::GatherStatic<Real, Dim>{
-        p, idx, reinterpret_cast<Real*>(dev),
-        reinterpret_cast<std::int32_t*>(dev + count * sizeof(Real))});
+                                    p, idx, reinterpret_cast<Real*>(dev),
+                                    reinterpret_cast<std::int32_t*>(dev + count * sizeof(Real))});
     PARDYN_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost));
   });
 }
@@ -213,7 +213,7 @@ struct InSlab {
 }  // namespace
 
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-            std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi) {
+                 std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi) {
   n_lo = n_hi = 0;
   if (end <= begin) return;
   // cub's selection with temporary storage kept between calls (no allocation per call), both
@@ -271,15 +271,16 @@ void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::si
   });
 }
 
-void pack_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count, void* out) {
+void pack_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
+                 void* out) {
   if (count == 0) return;
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     char* o = static_cast<char*>(out);
     cuda::for_each_index(count, fn::GatherStatic<Real, Dim>{
-        p, idx, reinterpret_cast<Real*>(o),
-        reinterpret_cast<std::int32_t*>(o + count * sizeof(Real))});
+                                    p, idx, reinterpret_cast<Real*>(o),
+                                    reinterpret_cast<std::int32_t*>(o + count * sizeof(Real))});
   });
 }
 
@@ -288,7 +289,8 @@ void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, con
   visit(to, [&](auto p) {
     using Real = typename decltype(p)::real;
     const char* i = static_cast<const char*>(in);
-    PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.mass + offset, i, count * sizeof(Real), cudaMemcpyDefault, 0));
+    PARDYN_CUDA_CHECK(
+        cudaMemcpyAsync(p.mass + offset, i, count * sizeof(Real), cudaMemcpyDefault, 0));
     PARDYN_CUDA_CHECK(cudaMemcpyAsync(p.type + offset, i + count * sizeof(Real), count * 4,
                                       cudaMemcpyDefault, 0));
     cuda::for_each_index(count, fn::ClearIds{p.id + offset});
@@ -316,9 +318,9 @@ double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& 
     constexpr int Dim = decltype(p)::dim;
     const auto q = work.view<Real, Dim>();
     const int blocks = std::min(blocks_for(p.n), 2048);
-    copy_measure_kernel<Real, Dim><<<blocks, kThreads>>>(
-        p, static_cast<const Real*>(ref), PeriodicImage<Real>::make(box), unwrap, q.x[0], q.x[1],
-        Dim == 3 ? q.x[Dim - 1] : nullptr, bits);
+    copy_measure_kernel<Real, Dim>
+        <<<blocks, kThreads>>>(p, static_cast<const Real*>(ref), PeriodicImage<Real>::make(box),
+                               unwrap, q.x[0], q.x[1], Dim == 3 ? q.x[Dim - 1] : nullptr, bits);
     PARDYN_CUDA_CHECK_LAUNCH("copy_measure_kernel");
   });
   unsigned int h = 0;

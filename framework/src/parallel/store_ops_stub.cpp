@@ -5,7 +5,9 @@
 namespace pardyn::parallel::gpu {
 
 namespace {
-[[noreturn]] void no_cuda() { throw Error("internal: a device store in a pardyn built without CUDA"); }
+[[noreturn]] void no_cuda() {
+  throw Error("internal: a device store in a pardyn built without CUDA");
+}
 }  // namespace
 
 std::size_t record_bytes(const ParticleStore&) { no_cuda(); }

@@ -114,8 +114,8 @@ void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const PeriodicI
 // store's particles: laid out as the loop above reads them, then swept by it.
 template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
 void all_pairs_sources(const Eval& ev, const ParticleView<Real, Dim>& p,
-                       const PeriodicImage<Real>& img, const Real* rec,
-                       const std::int32_t* types, std::size_t ns) {
+                       const PeriodicImage<Real>& img, const Real* rec, const std::int32_t* types,
+                       std::size_t ns) {
   std::vector<Real> soa(std::size_t(Dim + 1) * ns);
   ParticleView<Real, Dim> q;
   q.n = ns;

@@ -64,7 +64,7 @@ struct AllPairsArgs {
   PeriodicImage<Real> img;
   Real* partial;  // S > 1: sums per split, [S][Dim + 2][n]; nullptr when S == 1
   int n;
-  int chunk;      // sources per split, a multiple of T
+  int chunk;  // sources per split, a multiple of T
   // Sources from outside the store (the all-pairs ring): ns records and types; null: the store's
   // own particles are the sources (self pairs skipped).
   const Source<Real>* ext = nullptr;
@@ -124,8 +124,9 @@ PARDYN_INLINE __device__ void sweep_tile(const AllPairsArgs<Eval, Real, Dim>& a,
 // Loads source j into a packed record (a zero record past the end; it is never used).
 template <class Real, int Dim>
 PARDYN_INLINE __device__ Source<Real> load_source(const ParticleView<Real, Dim>& p,
-                                                  const Source<Real>* ext, const std::int32_t* ext_type,
-                                                  int j, int end, int& type) {
+                                                  const Source<Real>* ext,
+                                                  const std::int32_t* ext_type, int j, int end,
+                                                  int& type) {
   Source<Real> s{};
   type = 0;
   if (ext != nullptr) {
@@ -181,15 +182,16 @@ __global__ void __launch_bounds__(T) all_pairs_kernel(const AllPairsArgs<Eval, R
   int buf = 0;
   for (int jt = j0; jt < j1; jt += T) {
     int next_type;
-    const Source<Real> next = load_source(p, a.ext, a.ext_type, jt + T + threadIdx.x, j1, next_type);
+    const Source<Real> next =
+        load_source(p, a.ext, a.ext_type, jt + T + threadIdx.x, j1, next_type);
     const int count = min(T, j1 - jt);
     const bool diagonal = a.ext == nullptr && jt < base + T * K && jt + T > base;
     if (count == T && !diagonal)
-      sweep_tile<Eval, Real, Dim, Energy, Periodic, false, K, T, U>(a, src[buf], styp[buf], T, jt, idx,
-                                                                 xi, mi, ti, acc, ep, vr);
+      sweep_tile<Eval, Real, Dim, Energy, Periodic, false, K, T, U>(a, src[buf], styp[buf], T, jt,
+                                                                    idx, xi, mi, ti, acc, ep, vr);
     else
-      sweep_tile<Eval, Real, Dim, Energy, Periodic, true, K, T, U>(a, src[buf], styp[buf], count, jt,
-                                                                idx, xi, mi, ti, acc, ep, vr);
+      sweep_tile<Eval, Real, Dim, Energy, Periodic, true, K, T, U>(
+          a, src[buf], styp[buf], count, jt, idx, xi, mi, ti, acc, ep, vr);
     buf ^= 1;
     src[buf][threadIdx.x] = next;
     styp[buf][threadIdx.x] = next_type;

@@ -26,8 +26,7 @@ namespace pardyn {
 
 template <bool Energy, bool Quad, class Eval, class Real, int Dim>
 PARDYN_HD PARDYN_INLINE void cell_far_sum(const Eval& ev, const CellList& cl, const Real* xi,
-                                          const int (&c0)[3], Real (&acc)[3], Real& ep,
-                                          Real& vr) {
+                                          const int (&c0)[3], Real (&acc)[3], Real& ep, Real& vr) {
   constexpr int NQ = kQuadTerms<Dim>;
   const CellMoment<Real>* __restrict__ mom = cl.moments<Real>();
   const Real* __restrict__ quad = static_cast<const Real*>(cl.cell_quad);
@@ -55,16 +54,15 @@ PARDYN_HD PARDYN_INLINE void cell_far_sum(const Eval& ev, const CellList& cl, co
     for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
       for (int a1 = lo[1]; a1 <= hi[1]; ++a1) {
         // The row's cells outside the excluded block: one run, or two around the block.
-        const bool row_in = a1 >= elo[1] && a1 <= ehi[1] && (Dim < 3 || (a2 >= elo[2] && a2 <= ehi[2]));
-        const std::size_t row = off + (std::size_t(a2) * std::size_t(n1) + std::size_t(a1)) *
-                                          std::size_t(n0);
+        const bool row_in =
+            a1 >= elo[1] && a1 <= ehi[1] && (Dim < 3 || (a2 >= elo[2] && a2 <= ehi[2]));
+        const std::size_t row =
+            off + (std::size_t(a2) * std::size_t(n1) + std::size_t(a1)) * std::size_t(n0);
         for (int part = 0; part < (row_in ? 2 : 1); ++part) {
           int b = lo[0], e = hi[0];
           if (row_in) {
-            if (part == 0)
-              e = elo[0] - 1 < e ? elo[0] - 1 : e;
-            else
-              b = ehi[0] + 1 > b ? ehi[0] + 1 : b;
+            if (part == 0) e = elo[0] - 1 < e ? elo[0] - 1 : e;
+            else b = ehi[0] + 1 > b ? ehi[0] + 1 : b;
           }
           for (int a0 = b; a0 <= e; ++a0) {
             const std::size_t idx = row + std::size_t(a0);

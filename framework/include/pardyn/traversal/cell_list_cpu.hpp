@@ -33,7 +33,8 @@ namespace detail {
 template <bool Periodic, int Dim, class Eval, class Real>
 PARDYN_INLINE bool pair_terms(const Eval& ev, const PeriodicImage<Real>& img,
                               const CellParticle<Real>& xi, int ti, const CellParticle<Real>& xj,
-                              int tj, Real& d0, Real& d1, Real& d2, Real& r2, Real& fdivr, Real& e) {
+                              int tj, Real& d0, Real& d1, Real& d2, Real& r2, Real& fdivr,
+                              Real& e) {
   d0 = xi.c[0] - xj.c[0];
   d1 = xi.c[1] - xj.c[1];
   d2 = Dim == 3 ? xi.c[2] - xj.c[2] : Real(0);
@@ -293,7 +294,8 @@ void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, con
               cell_sum<Energy, Periodic, Eval, Real, Dim>(
                   ev, pos, type, im, xi, ti, k, cl.cell_start[nb], cl.cell_end[nb], acc, ep, vr);
             }
-        if constexpr (Far) cell_far_sum<Energy, Quad, Eval, Real, Dim>(ev, cl, xi.c, cc, acc, ep, vr);
+        if constexpr (Far)
+          cell_far_sum<Energy, Quad, Eval, Real, Dim>(ev, cl, xi.c, cc, acc, ep, vr);
         add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
       }
     }
@@ -318,8 +320,7 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
       check_near_zone(ev, cl);
       const bool quad = cl.cell_quad != nullptr;
       dispatch_variant(energy, quad, [&](auto e, auto q) {
-        detail::stencil_forces<decltype(e)::value, false, true, decltype(q)::value>(ev, p, cl,
-                                                                                    img);
+        detail::stencil_forces<decltype(e)::value, false, true, decltype(q)::value>(ev, p, cl, img);
       });
       return;
     } else {

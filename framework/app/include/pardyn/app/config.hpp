@@ -15,7 +15,7 @@ namespace pardyn {
 // module's pardyn.ScenarioError). line and column are 0 where a problem has no place in the file
 // (a value given with --set: file is then the --set argument).
 class ScenarioError : public Error {
-public:
+ public:
   struct Problem {
     std::string file;
     int line = 0, column = 0;
@@ -26,7 +26,7 @@ public:
   ~ScenarioError() override;
   const std::vector<Problem>& problems() const { return problems_; }
 
-private:
+ private:
   std::vector<Problem> problems_;
 };
 
@@ -60,10 +60,10 @@ struct Scenario {
   std::uint64_t steps = 0;
   double end_time = 0;  // > 0: stop when the simulation time reaches it (steps is then a cap)
   std::uint64_t seed = 1;
-  std::string output;  // output folder
+  std::string output;                   // output folder
   std::uint64_t progress_interval = 0;  // terminal thermo line every this many steps (0 = auto)
   int threads = 0;
-  bool balance_by_speed = true;     // parallel all-pairs ring: blocks sized by measured speed
+  bool balance_by_speed = true;      // parallel all-pairs ring: blocks sized by measured speed
   std::vector<double> rank_weights;  // parallel: explicit relative shares per rank
   Box box;
   std::vector<ParticleBlock> particles;
@@ -74,7 +74,7 @@ struct Scenario {
   double dt_eta = 0.02, dt_length = 0.01;
   std::vector<PluginSpec> modifiers;
   std::vector<PluginSpec> outputs;
-  std::string resolved_toml;  // every key with its value (defaults filled in), as TOML
+  std::string resolved_toml;       // every key with its value (defaults filled in), as TOML
   std::vector<std::string> notes;  // choices made for the user (an automatic scheme), to print
 };
 

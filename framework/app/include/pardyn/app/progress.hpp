@@ -17,7 +17,7 @@ std::string progress_line(double fraction, std::uint64_t step, std::uint64_t tot
                           double eta_seconds, int columns);
 
 class Progress {
-public:
+ public:
   Progress(std::uint64_t total_steps, bool quiet);
   // Starts the clock of steps/s and the ETA: call when the steps begin, so that setting up (the
   // particles' generation, the first forces) is not counted as stepping.
@@ -27,7 +27,7 @@ public:
   // an end time), negative otherwise.
   void update(std::uint64_t step, double fraction = -1.0);
   void thermo_line(const Thermo& t, int dim);  // prints a table row (header the first time)
-  void message(const std::string& line);    // a line that must not be garbled by the bar
+  void message(const std::string& line);       // a line that must not be garbled by the bar
   void finish(std::uint64_t steps_done);
   // log.txt: every line the terminal shows (messages, thermo lines, a progress line every 10%,
   // without the bar's redraws), also when quiet; appended to when `append` (a resumed run).
@@ -35,7 +35,7 @@ public:
   void log_only(const std::string& line);  // a line for the log alone (an error being reported)
   double steps_per_second() const;
 
-private:
+ private:
   void clear_bar();
   std::uint64_t total_;
   bool quiet_, tty_;
@@ -47,7 +47,7 @@ private:
   std::FILE* log_ = nullptr;
   int log_decile_ = -1;
 
-public:
+ public:
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;

@@ -37,7 +37,7 @@ struct RefusedPlugin {
 };
 
 class Registry {
-public:
+ public:
   Registry();
   ~Registry();
   Registry(const Registry&) = delete;
@@ -75,12 +75,18 @@ public:
   // The names of a kind, for "did you mean" hints.
   std::vector<std::string> names(PluginKind kind) const;
 
-  std::shared_ptr<Potential> make_potential(const std::string& n, const ParamSet& p, const RunInfo& r) const;
-  std::shared_ptr<Scheme> make_scheme(const std::string& n, const ParamSet& p, const RunInfo& r) const;
-  std::shared_ptr<Integrator> make_integrator(const std::string& n, const ParamSet& p, const RunInfo& r) const;
-  std::shared_ptr<Modifier> make_modifier(const std::string& n, const ParamSet& p, const RunInfo& r) const;
-  std::shared_ptr<Generator> make_generator(const std::string& n, const ParamSet& p, const RunInfo& r) const;
-  std::shared_ptr<Observer> make_observer(const std::string& n, const ParamSet& p, const RunInfo& r) const;
+  std::shared_ptr<Potential> make_potential(const std::string& n, const ParamSet& p,
+                                            const RunInfo& r) const;
+  std::shared_ptr<Scheme> make_scheme(const std::string& n, const ParamSet& p,
+                                      const RunInfo& r) const;
+  std::shared_ptr<Integrator> make_integrator(const std::string& n, const ParamSet& p,
+                                              const RunInfo& r) const;
+  std::shared_ptr<Modifier> make_modifier(const std::string& n, const ParamSet& p,
+                                          const RunInfo& r) const;
+  std::shared_ptr<Generator> make_generator(const std::string& n, const ParamSet& p,
+                                            const RunInfo& r) const;
+  std::shared_ptr<Observer> make_observer(const std::string& n, const ParamSet& p,
+                                          const RunInfo& r) const;
 
   using AnyFactory = std::variant<Factory<Potential>, Factory<Scheme>, Factory<Integrator>,
                                   Factory<Modifier>, Factory<Generator>, Factory<Observer>>;
@@ -88,11 +94,11 @@ public:
     FactoryInfo info;
     AnyFactory factory;
     std::shared_ptr<boost::dll::shared_library> library;  // null for in-process factories
-    int cuda_version = 0;     // of the library's GPU code (0: none)
-    std::string cuda_archs;   // the architectures it was compiled for
+    int cuda_version = 0;                                 // of the library's GPU code (0: none)
+    std::string cuda_archs;                               // the architectures it was compiled for
   };
 
-private:
+ private:
   void load_file(const std::string& path);
   void commit(std::vector<Entry> entries, const std::string& origin);
   template <class T>

@@ -80,7 +80,7 @@ void check_output_files(const std::vector<OutputFiles>& outputs);
 std::vector<std::pair<std::string, double>> thermo_columns(const Thermo& t, const RunInfo& run);
 
 class Simulation final : public StepContext {
-public:
+ public:
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);
   ~Simulation() override;
 
@@ -175,7 +175,7 @@ public:
   // Wall time of the step loop alone (after the initial forces and observation), in seconds.
   double loop_seconds() const { return loop_seconds_; }
 
-private:
+ private:
   struct ForceTerm {
     std::shared_ptr<Potential> potential;
     std::shared_ptr<Scheme> scheme;
@@ -198,7 +198,7 @@ private:
   // Moves particles between ranks so that rank r holds a contiguous share proportional to
   // weights[r] (all-pairs ring; all ranks call it).
   void redistribute(const std::vector<double>& weights);
-  bool balance_ring();  // true when the blocks changed
+  bool balance_ring();      // true when the blocks changed
   Reductions reduce_all();  // the backend's sums, over all ranks
   Thermo thermo_now();
   void check_inside_walls();
@@ -207,8 +207,8 @@ private:
   void build_neighbourhoods();
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
-  void evaluate_forces();  // one evaluation of every term (energies when need_energy_)
-  void lock_output_folder();  // one run per output folder at a time (rank 0)
+  void evaluate_forces();      // one evaluation of every term (energies when need_energy_)
+  void lock_output_folder();   // one run per output folder at a time (rank 0)
   void replace_earlier_run();  // a fresh run removes what an earlier one wrote (rank 0)
   void report_timing(std::uint64_t steps);  // the closing breakdown (docs/performance.md)
   // Checkpoints (checkpoint.hpp): the whole state to a file (collective), and back.
@@ -225,7 +225,8 @@ private:
   RunInfo run_;
   BackendHandle backend_;
   std::unique_ptr<ParticleStore> store_;
-  std::unique_ptr<ParticleStore> energy_store_;  // holds the accelerations while energies are computed
+  std::unique_ptr<ParticleStore>
+      energy_store_;  // holds the accelerations while energies are computed
   std::vector<ForceTerm> forces_;
   std::shared_ptr<Integrator> integrator_;
   std::vector<std::shared_ptr<Modifier>> modifiers_;
@@ -250,8 +251,8 @@ private:
   // The checkpoint output ([[output]] type = "checkpoint"), if any.
   struct CheckpointPlan {
     bool on = false;
-    std::uint64_t interval = 0;   // steps (0: none by count)
-    double every_seconds = 0;     // wall clock (0: none by time)
+    std::uint64_t interval = 0;  // steps (0: none by count)
+    double every_seconds = 0;    // wall clock (0: none by time)
     std::size_t keep = 2;
   } ckpt_;
   std::string last_checkpoint_;
@@ -263,7 +264,7 @@ private:
   bool resume_changed_ = false;
   std::uint64_t first_step_ = 0;
   std::size_t built_at_size_ = 0;
-  int lock_fd_ = -1;  // <output>/.pardyn.lock, held while the run lives
+  int lock_fd_ = -1;                       // <output>/.pardyn.lock, held while the run lives
   std::vector<std::string> output_names_;  // what the outputs write (Observer::files()), normalised
   double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
   // Where the loop's time goes (docs/performance.md): seconds per phase, summed over the steps
@@ -285,9 +286,9 @@ private:
   bool energy_fresh_ = false;  // the store's energies are those of the current state
   bool observed_now_ = false;  // the current step had its final observation
   std::uint64_t seen_step_ = ~std::uint64_t(0);  // the step of seen_now_
-  std::vector<Observer*> seen_now_;  // the observers that saw seen_step_
-  bool line_now_ = false;            // its thermo line was printed
-  Thermo last_thermo_;               // the last observation's quantities
+  std::vector<Observer*> seen_now_;              // the observers that saw seen_step_
+  bool line_now_ = false;                        // its thermo line was printed
+  Thermo last_thermo_;                           // the last observation's quantities
   bool keep_history_ = false;
   std::vector<Thermo> history_;
   std::function<bool()> poll_;
@@ -295,14 +296,14 @@ private:
   // Runs f; on an exception the outputs are closed (failed_) and it is rethrown.
   template <typename F>
   void guarded(F&& f);
-  void refresh();  // after particles_changed(): boundaries and forces of the new state
+  void refresh();           // after particles_changed(): boundaries and forces of the new state
   bool has_walls_ = false;  // some axis of the box has boundary "wall"
   // The potential that enforces the box's boundaries (the walls plugin), if any: one of forces_, or
   // made with its defaults for a box with "wall" axes.
   std::shared_ptr<Potential> boundary_;
   bool momentum_conserved_ = true;
-  std::vector<double> term_energy_;           // per potential, from the last energy evaluation
-  std::vector<std::size_t> analysis_first_;   // per observer: its first column in Thermo::extra
+  std::vector<double> term_energy_;          // per potential, from the last energy evaluation
+  std::vector<std::size_t> analysis_first_;  // per observer: its first column in Thermo::extra
   bool quiet_ = false;
   // Parallel runs: the communicator (null in a serial run), the all-pairs ring and the domain
   // decomposition of short-range schemes (each null when no term needs it).
