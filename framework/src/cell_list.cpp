@@ -539,15 +539,8 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
 
   if (!m.engine || m.backend != s.backend()) {
     m.engine.reset();
-    if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_HAVE_CUDA)
-      m.engine = detail::make_cuda_cell_engine();
-#else
-      throw Error("cell_list: this pardyn was built without CUDA; use backend = \"cpu\"");
-#endif
-    } else {
-      m.engine = detail::make_cpu_cell_engine();
-    }
+    m.engine = s.backend() == Backend::Cuda ? detail::make_cuda_cell_engine()
+                                            : detail::make_cpu_cell_engine();
     plan.force = true;
   }
   m.cl.n_targets = s.targets();

@@ -44,9 +44,9 @@ class CellEngine {
                       CellList& cl) = 0;
 };
 
+// The two engines (cell_list.cpp, cell_list_cuda.cu; without CUDA, cuda_stub.cpp's stand-in says
+// that this pardyn has no GPU).
 std::unique_ptr<CellEngine> make_cpu_cell_engine();
-#if defined(PARDYN_HAVE_CUDA)
 std::unique_ptr<CellEngine> make_cuda_cell_engine();
-#endif
 
 }  // namespace pardyn::detail

@@ -3,7 +3,9 @@
 // (archs_run_on is pure string logic and lives in cuda_archs.cpp, shared by both builds.)
 #include <string>
 
+#include "cell_list_impl.hpp"
 #include "pardyn/cuda.hpp"
+#include "parallel/ring.hpp"
 
 namespace pardyn::cuda {
 
@@ -25,3 +27,14 @@ void* scratch(std::size_t) { no_cuda("GPU scratch memory"); }
 void synchronize(const char*) { no_cuda("GPU synchronisation"); }
 
 }  // namespace pardyn::cuda
+
+// The GPU engines of the cell list and of the all-pairs ring.
+namespace pardyn::detail {
+std::unique_ptr<CellEngine> make_cuda_cell_engine() { cuda::no_cuda("the cell list on the GPU"); }
+}  // namespace pardyn::detail
+
+namespace pardyn::parallel {
+std::unique_ptr<RingBackend> make_cuda_ring_backend() {
+  cuda::no_cuda("the all-pairs ring on the GPU");
+}
+}  // namespace pardyn::parallel

@@ -58,15 +58,7 @@ class CpuRingBackend final : public RingBackend {
 std::unique_ptr<RingBackend> make_cpu_ring_backend() { return std::make_unique<CpuRingBackend>(); }
 
 Ring::Ring(Communicator& comm, Backend backend) : comm_(comm) {
-  if (backend == Backend::Cuda) {
-#if defined(PARDYN_HAVE_CUDA)
-    backend_ = make_cuda_ring_backend();
-#else
-    throw Error("internal: CUDA ring without CUDA");
-#endif
-  } else {
-    backend_ = make_cpu_ring_backend();
-  }
+  backend_ = backend == Backend::Cuda ? make_cuda_ring_backend() : make_cpu_ring_backend();
 }
 Ring::~Ring() = default;
 

@@ -51,9 +51,9 @@ class RingBackend {
   virtual double total_seconds() = 0;
 };
 
+// The two ring backends (ring.cpp, ring_cuda.cu; without CUDA, cuda_stub.cpp's stand-in says that
+// this pardyn has no GPU).
 std::unique_ptr<RingBackend> make_cpu_ring_backend();
-#if defined(PARDYN_HAVE_CUDA)
 std::unique_ptr<RingBackend> make_cuda_ring_backend();
-#endif
 
 }  // namespace pardyn::parallel
