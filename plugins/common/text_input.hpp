@@ -99,6 +99,17 @@ inline bool parse_int(std::string_view s, std::int64_t& out) {
 // memory runs out.
 constexpr std::size_t kMaxLine = 1 << 20;
 
+// What a path that is not a regular file is, in words: "a folder", "a pipe (FIFO)", ...
+inline const char* file_kind(const std::filesystem::file_status& st) {
+  namespace fs = std::filesystem;
+  return fs::is_directory(st)        ? "a folder"
+         : fs::is_character_file(st) ? "a character device"
+         : fs::is_block_file(st)     ? "a block device"
+         : fs::is_fifo(st)           ? "a pipe (FIFO)"
+         : fs::is_socket(st)         ? "a socket"
+                                     : "not a regular file";
+}
+
 // A text file read line by line, counting lines from 1. Lines lose their '\n' and a '\r' before it
 // (files written on Windows); the first loses a UTF-8 byte order mark. fail() throws
 // "path:line: what (context)".
@@ -180,13 +191,7 @@ class LineReader {
     const fs::file_status st = fs::status(file, ec);
     if (!fs::exists(st)) throw Error(context_ + ": no such file: '" + path_ + "'");
     if (fs::is_regular_file(st)) return;
-    const char* kind = fs::is_directory(st)        ? "a folder"
-                       : fs::is_character_file(st) ? "a character device"
-                       : fs::is_block_file(st)     ? "a block device"
-                       : fs::is_fifo(st)           ? "a pipe (FIFO)"
-                       : fs::is_socket(st)         ? "a socket"
-                                                   : "not a regular file";
-    throw Error(context_ + ": '" + path_ + "' is " + kind + ", not " + what_ +
+    throw Error(context_ + ": '" + path_ + "' is " + file_kind(st) + ", not " + what_ +
                 "; give the path of a regular file");
   }
 

@@ -46,6 +46,7 @@ std::vector<std::string_view> split(std::string_view line) {
 using text::kMaxLine;
 using text::parse_int;
 using text::shown;
+using text::file_kind;
 
 // One line without its '\n' into `text`; false at the end of the file. A line longer than kMaxLine
 // sets `too_long` (and is not read further).
@@ -218,13 +219,7 @@ class CsvFile final : public Generator {
       throw Error(context_ + ": no such file: '" + shown(file.string(), 4096) + "'" +
                   relative_note());
     if (fs::is_regular_file(st)) return;
-    const char* what = fs::is_directory(st)        ? "a folder"
-                       : fs::is_character_file(st) ? "a character device"
-                       : fs::is_block_file(st)     ? "a block device"
-                       : fs::is_fifo(st)           ? "a pipe (FIFO)"
-                       : fs::is_socket(st)         ? "a socket"
-                                                   : "not a regular file";
-    throw Error(context_ + ": '" + shown(file.string(), 4096) + "' is " + what +
+    throw Error(context_ + ": '" + shown(file.string(), 4096) + "' is " + file_kind(st) +
                 ", not a CSV file; give the path of a regular file");
   }
 
