@@ -168,7 +168,7 @@ TEST(PluginLoader, RefusesATruncatedLibraryBeforeLoadingIt) {
     EXPECT_EQ(reg.find(PluginKind::Potential, "test_spring"), nullptr);
   }
   // Not an ELF file at all, and an empty one.
-  for (const std::string junk : {std::string("#!/bin/sh\necho hello\n"), std::string()}) {
+  for (const std::string& junk : {std::string("#!/bin/sh\necho hello\n"), std::string()}) {
     const fs::path f = dir / "libpardyn_junk.so";
     std::FILE* out = std::fopen(f.c_str(), "w");
     ASSERT_NE(out, nullptr);
