@@ -12,6 +12,32 @@ namespace pardyn::parallel {
 
 namespace {
 bool on_gpu(const ParticleStore& s) { return s.backend() == Backend::Cuda; }
+
+// Bytes a store's loop writes for the host, or reads from it: a CPU store's loop uses the host
+// bytes themselves; a GPU store's, a device scratch area (gpu::stage) copied to or from them
+// through the store's memory. The one place where the gathers and the append meet the memory
+// spaces; their loops are the same functors on both backends.
+class Staged {
+ public:
+  Staged(const ParticleStore& s, char* host, std::size_t bytes)
+      : s_(s),
+        host_(host),
+        bytes_(bytes),
+        data_(on_gpu(s) && bytes ? static_cast<char*>(gpu::stage(bytes)) : host) {}
+  char* data() const { return data_; }
+  void to_device() const {
+    if (data_ != host_) s_.memory().copy_from_host(data_, host_, bytes_);
+  }
+  void to_host() const {
+    if (data_ != host_) s_.memory().copy_to_host(host_, data_, bytes_);
+  }
+
+ private:
+  const ParticleStore& s_;
+  char* host_;
+  std::size_t bytes_;
+  char* data_;
+};
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -64,32 +90,31 @@ std::size_t record_bytes(const ParticleStore& s) {
 }
 
 void gather_records(const ParticleStore& s, IndexList& idx, std::vector<char>& out) {
-  if (on_gpu(s)) {
-    return gpu::gather_records(s, idx.device(Backend::Cuda), idx.size(), out);
-  }
   const std::size_t rb = record_bytes(s);
   const std::size_t base = out.size();
   out.resize(base + rb * idx.size());
+  if (idx.size() == 0) return;
+  const Staged st(s, out.data() + base, rb * idx.size());
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    cpu::for_each_index(idx.size(),
-                        fn::GatherRecords<Real, Dim>{p, idx.host.data(), out.data() + base, rb});
+    for_each_index(s.backend(), idx.size(),
+                   fn::GatherRecords<Real, Dim>{p, idx.device(s.backend()), st.data(), rb});
   });
+  st.to_host();
 }
 
 void append_records(ParticleStore& s, const char* records, std::size_t count) {
   if (count == 0) return;
-  if (on_gpu(s)) {
-    return gpu::append_records(s, records, count);
-  }
   const std::size_t n0 = s.size();
   s.resize(n0 + count);
   const std::size_t rb = record_bytes(s);
+  const Staged st(s, const_cast<char*>(records), rb * count);  // only read
+  st.to_device();
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    cpu::for_each_index(count, fn::AppendRecords<Real, Dim>{p, n0, records, rb});
+    for_each_index(s.backend(), count, fn::AppendRecords<Real, Dim>{p, n0, st.data(), rb});
   });
 }
 
@@ -168,12 +193,12 @@ void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, con
 
 void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
                       std::vector<char>& out) {
-  if (on_gpu(from)) {
-    return gpu::gather_positions(from, idx.device(Backend::Cuda), idx.size(), shift, out);
-  }
   const std::size_t real = from.precision() == Precision::Float ? 4 : 8;
   out.resize(idx.size() * std::size_t(from.dim()) * real);
-  pack_positions(from, idx, shift, out.data());
+  if (idx.size() == 0) return;
+  const Staged st(from, out.data(), out.size());
+  pack_positions(from, idx, shift, st.data());
+  st.to_host();
 }
 
 void put_positions(ParticleStore& to, std::size_t offset, std::size_t count, const char* data) {
@@ -192,17 +217,18 @@ std::size_t static_bytes(const ParticleStore& s) {
 }
 
 void gather_static(const ParticleStore& from, IndexList& idx, std::vector<char>& out) {
-  if (on_gpu(from)) {
-    return gpu::gather_static(from, idx.device(Backend::Cuda), idx.size(), out);
-  }
   visit(from, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     const std::size_t c = idx.size();
     out.resize(c * (sizeof(Real) + sizeof(std::int32_t)));
-    Real* m = reinterpret_cast<Real*>(out.data());
-    std::int32_t* t = reinterpret_cast<std::int32_t*>(out.data() + c * sizeof(Real));
-    cpu::for_each_index(c, fn::GatherStatic<Real, Dim>{p, idx.host.data(), m, t});
+    if (c == 0) return;
+    const Staged st(from, out.data(), out.size());
+    Real* m = reinterpret_cast<Real*>(st.data());
+    std::int32_t* t = reinterpret_cast<std::int32_t*>(st.data() + c * sizeof(Real));
+    for_each_index(from.backend(), c,
+                   fn::GatherStatic<Real, Dim>{p, idx.device(from.backend()), m, t});
+    st.to_host();
   });
 }
 

@@ -144,14 +144,8 @@ void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 // The GPU halves: store_ops_cuda.cu, or store_ops_stub.cpp in a build without CUDA (where no store
 // lives on a device and each of them reports an internal error).
 namespace gpu {
-std::size_t record_bytes(const ParticleStore& s);
-void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_t count,
-                    std::vector<char>& out);
-void append_records(ParticleStore& s, const char* records, std::size_t count);
-void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                      const double* shift, std::vector<char>& out);
-void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                   std::vector<char>& out);
+// A device scratch area of at least `bytes`, reused from call to call (valid until the next call).
+void* stage(std::size_t bytes);
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
 double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
                         const Unwrap& unwrap, const Box& box);

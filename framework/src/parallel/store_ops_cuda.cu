@@ -96,7 +96,7 @@ __global__ void copy_measure_kernel(ParticleView<Real, Dim> p, const Real* ref,
 
 }  // namespace
 
-std::size_t record_bytes(const ParticleStore& s) { return parallel::record_bytes(s); }
+void* stage(std::size_t bytes) { return g_stage.get(bytes); }
 
 void free_device(void* p) { cudaFree(p); }
 
@@ -113,34 +113,6 @@ std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity,
   return dev;
 }
 
-void gather_records(const ParticleStore& s, const std::uint32_t* idx, std::size_t count,
-                    std::vector<char>& out) {
-  const std::size_t rb = record_bytes(s);
-  const std::size_t base = out.size();
-  out.resize(base + rb * count);
-  if (count == 0) return;
-  char* dev = static_cast<char*>(g_stage.get(rb * count));
-  visit(s, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    cuda::for_each_index(count, fn::GatherRecords<Real, Dim>{p, idx, dev, rb});
-  });
-  PARDYN_CUDA_CHECK(cudaMemcpy(out.data() + base, dev, rb * count, cudaMemcpyDeviceToHost));
-}
-
-void append_records(ParticleStore& s, const char* records, std::size_t count) {
-  const std::size_t rb = record_bytes(s);
-  const std::size_t n0 = s.size();
-  s.resize(n0 + count);
-  char* dev = static_cast<char*>(g_stage.get(rb * count));
-  PARDYN_CUDA_CHECK(cudaMemcpy(dev, records, rb * count, cudaMemcpyHostToDevice));
-  visit(s, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    cuda::for_each_index(count, fn::AppendRecords<Real, Dim>{p, n0, dev, rb});
-  });
-}
-
 namespace {
 template <class Real, int Dim>
 void launch_gather_pos(const ParticleView<Real, Dim>& p, const std::uint32_t* idx,
@@ -150,34 +122,6 @@ void launch_gather_pos(const ParticleView<Real, Dim>& p, const std::uint32_t* id
   cuda::for_each_index(count, f);
 }
 }  // namespace
-
-void gather_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                      const double* shift, std::vector<char>& out) {
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    out.resize(count * Dim * sizeof(Real));
-    if (count == 0) return;
-    Real* dev = static_cast<Real*>(g_stage.get(count * Dim * sizeof(Real)));
-    launch_gather_pos<Real, Dim>(p, idx, count, shift, dev);
-    PARDYN_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost));
-  });
-}
-
-void gather_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                   std::vector<char>& out) {
-  visit(from, [&](auto p) {
-    using Real = typename decltype(p)::real;
-    constexpr int Dim = decltype(p)::dim;
-    out.resize(count * (sizeof(Real) + 4));
-    if (count == 0) return;
-    char* dev = static_cast<char*>(g_stage.get(out.size()));
-    cuda::for_each_index(count, fn::GatherStatic<Real, Dim>{
-                                    p, idx, reinterpret_cast<Real*>(dev),
-                                    reinterpret_cast<std::int32_t*>(dev + count * sizeof(Real))});
-    PARDYN_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost));
-  });
-}
 
 double max_displacement2(const ParticleStore& s, const void* ref, const Box& box) {
   if (s.size() == 0) return 0;

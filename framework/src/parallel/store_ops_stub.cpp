@@ -10,18 +10,7 @@ namespace {
 }
 }  // namespace
 
-std::size_t record_bytes(const ParticleStore&) { no_cuda(); }
-void gather_records(const ParticleStore&, const std::uint32_t*, std::size_t, std::vector<char>&) {
-  no_cuda();
-}
-void append_records(ParticleStore&, const char*, std::size_t) { no_cuda(); }
-void gather_positions(const ParticleStore&, const std::uint32_t*, std::size_t, const double*,
-                      std::vector<char>&) {
-  no_cuda();
-}
-void gather_static(const ParticleStore&, const std::uint32_t*, std::size_t, std::vector<char>&) {
-  no_cuda();
-}
+void* stage(std::size_t) { no_cuda(); }
 double max_displacement2(const ParticleStore&, const void*, const Box&) { no_cuda(); }
 double copy_and_measure(const ParticleStore&, const void*, ParticleStore&, const Unwrap&,
                         const Box&) {
