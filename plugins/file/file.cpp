@@ -43,10 +43,10 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
+using text::file_kind;
 using text::kMaxLine;
 using text::parse_int;
 using text::shown;
-using text::file_kind;
 
 // One line without its '\n' into `text`; false at the end of the file. A line longer than kMaxLine
 // sets `too_long` (and is not read further).
