@@ -302,8 +302,8 @@ void Domain::select_ghosts(ParticleStore& s) {
         const std::size_t c = sw->idx.size();
         DeviceLink& out = link(sw->to, kSelectLinkTag + sw->tag, true);
         char* buf = out.buffer(c * per);
-        gpu::pack_positions(*work_, sw->idx.device(Backend::Cuda), c, sw->shift, buf);
-        gpu::pack_static(*work_, sw->idx.device(Backend::Cuda), c, buf + c * dim_ * real);
+        pack_positions(*work_, sw->idx, sw->shift, buf);
+        pack_static(*work_, sw->idx, buf + c * dim_ * real);
         posts.emplace_back(&out, c * per);
       }
       for (auto& q : posts) q.first->post(q.second);
@@ -315,8 +315,8 @@ void Domain::select_ghosts(ParticleStore& s) {
         const char* src = in.receive(bytes);
         sw->count = bytes / per;
         work_->resize(sw->offset + sw->count);
-        gpu::unpack_positions(*work_, sw->offset, sw->count, src);
-        gpu::unpack_static(*work_, sw->offset, sw->count, src + sw->count * dim_ * real);
+        unpack_positions(*work_, sw->offset, sw->count, src);
+        unpack_static(*work_, sw->offset, sw->count, src + sw->count * dim_ * real);
         in.done();
       }
     } else {
@@ -357,7 +357,7 @@ void Domain::refresh_linked() {
       if (sw.to < 0 || c == 0) continue;
       DeviceLink& out = link(sw.to, kRefreshLinkTag + sw.tag, true);
       const std::size_t bytes = c * std::size_t(dim_) * real;
-      gpu::pack_positions(*work_, sw.idx.device(Backend::Cuda), c, sw.shift, out.buffer(bytes));
+      pack_positions(*work_, sw.idx, sw.shift, out.buffer(bytes));
       posts.emplace_back(&out, bytes);
     }
     for (auto& p : posts) p.first->post(p.second);
@@ -367,7 +367,7 @@ void Domain::refresh_linked() {
       DeviceLink& in = link(sw.from, kRefreshLinkTag + sw.tag, false);
       std::size_t bytes = 0;
       const char* src = in.receive(bytes);
-      gpu::unpack_positions(*work_, sw.offset, sw.count, src);
+      unpack_positions(*work_, sw.offset, sw.count, src);
       in.done();
     }
     a = b;

@@ -9,6 +9,7 @@
 
 #include "pardyn/for_each.hpp"
 #include "pardyn/particles.hpp"
+#include "store_ops.hpp"
 
 namespace pardyn::parallel::fn {
 
@@ -171,6 +172,57 @@ struct PackSources {
   }
 };
 
+// Squared displacement of particle i from ref (dim arrays of p.n values; minimum image on
+// periodic axes), for max_over_index.
+template <class Real, int Dim>
+struct Displacement2 {
+  ParticleView<Real, Dim> p;
+  const Real* ref;
+  PeriodicImage<Real> img;
+  PARDYN_HD PARDYN_INLINE double operator()(std::size_t i) const {
+    Real d2 = 0;
+    for (int d = 0; d < Dim; ++d) {
+      const Real dx = img.wrap(p.x[d][i] - ref[std::size_t(d) * p.n + i], d);
+      d2 += dx * dx;
+    }
+    return double(d2);
+  }
+};
+
+// The same, while copying position i into out (unwrapped along the cut periodic axes): the owned
+// positions of the domain's work store and the trigger of a new ghost choice in one pass.
+template <class Real, int Dim>
+struct CopyAndMeasure {
+  Displacement2<Real, Dim> m;
+  Unwrap unwrap;
+  Real* out[3];
+  PARDYN_HD PARDYN_INLINE double operator()(std::size_t i) const {
+    for (int d = 0; d < Dim; ++d) {
+      const Real x = m.p.x[d][i];
+      if (unwrap.period[d] > 0) {
+        const double u = double(x) - unwrap.centre[d];
+        out[d][i] =
+            Real(unwrap.centre[d] + (u - unwrap.period[d] * nearbyint(u / unwrap.period[d])));
+      } else {
+        out[d][i] = x;
+      }
+    }
+    return m(i);
+  }
+};
+
+// Whether particle i lies below the slab (side 0: u < lo) or at or above it (side 1: u >= hi),
+// u being its coordinate along the slab's axis relative to the centre (wrapped when periodic).
+template <class Real>
+struct OutsideSlab {
+  const Real* x;
+  Slab slab;
+  PARDYN_HD PARDYN_INLINE bool operator()(std::size_t i, int side) const {
+    double u = double(x[i]) - slab.centre;
+    if (slab.period > 0) u -= slab.period * nearbyint(u / slab.period);
+    return side == 0 ? u < slab.lo : u >= slab.hi;
+  }
+};
 }  // namespace pardyn::parallel::fn
 
 // Every functor above in every precision and dimension: X(F) for each, for explicit instantiations.
@@ -193,3 +245,11 @@ struct PackSources {
   X(::pardyn::parallel::fn::AddForces<float, 3, false>)                \
   X(::pardyn::parallel::fn::AddForces<double, 2, false>)               \
   X(::pardyn::parallel::fn::AddForces<double, 3, false>)
+// The functors of index_loops.hpp's maximum and selection, for PARDYN_MAX_OVER_CUDA and
+// PARDYN_SELECT_CUDA.
+#define PARDYN_STORE_MAX_FUNCTORS(X)                                 \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::Displacement2) \
+  PARDYN_STORE_FUNCTORS_RD(X, ::pardyn::parallel::fn::CopyAndMeasure)
+#define PARDYN_STORE_SELECT_FUNCTORS(X)         \
+  X(::pardyn::parallel::fn::OutsideSlab<float>) \
+  X(::pardyn::parallel::fn::OutsideSlab<double>)

@@ -1,6 +1,7 @@
 // The parallel engines' store operations on the host (OpenMP), and the dispatch to the GPU versions.
 #include "store_ops.hpp"
 
+#include "../index_loops.hpp"
 #include "store_functors.hpp"
 
 #include <algorithm>
@@ -53,7 +54,12 @@ IndexList::~IndexList() = default;
 IndexList::IndexList(IndexList&&) noexcept = default;
 IndexList& IndexList::operator=(IndexList&&) noexcept = default;
 
-std::uint32_t* IndexList::device_buffer(std::size_t n) {
+std::uint32_t* IndexList::buffer(Backend b, std::size_t n) {
+  filled_on_ = b;
+  if (b == Backend::Cpu) {
+    host.resize(n);
+    return host.data();
+  }
   if (!dev_) dev_ = std::make_unique<Dev>();
   if (n > dev_->capacity || !dev_->ptr) {
     if (dev_->ptr) gpu::free_device(dev_->ptr);
@@ -62,6 +68,18 @@ std::uint32_t* IndexList::device_buffer(std::size_t n) {
         static_cast<std::uint32_t*>(gpu::device_alloc(dev_->capacity * sizeof(std::uint32_t)));
   }
   return dev_->ptr;
+}
+
+void IndexList::set_count(std::size_t n) {
+  if (filled_on_ == Backend::Cpu) {
+    host.resize(n);
+    changed();
+    return;
+  }
+  count_ = n;
+  device_only_ = true;
+  dirty_ = false;
+  host.clear();
 }
 
 void IndexList::fetch() {
@@ -150,45 +168,18 @@ void remove_particles(ParticleStore& s, const std::vector<std::uint32_t>& idx) {
   s.resize(keep);
 }
 
-void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-              std::vector<std::uint8_t>& codes) {
-  codes.assign(end - begin, 0);
-  if (end <= begin) return;
-  if (on_gpu(s)) {
-    throw Error("internal: classify() is for host stores; select_slab runs on the device");
-  }
-  visit(s, [&](auto p) {
-    const auto* x = p.x[slab.axis];
-    const std::int64_t n = std::int64_t(end - begin);
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (std::int64_t k = 0; k < n; ++k) {
-      double u = double(x[begin + std::size_t(k)]) - slab.centre;
-      if (slab.period > 0) u -= slab.period * std::nearbyint(u / slab.period);
-      codes[std::size_t(k)] = std::uint8_t((u < slab.lo ? 1 : 0) | (u >= slab.hi ? 2 : 0));
-    }
-  });
-}
-
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
                  IndexList& lo, IndexList& hi) {
-  if (on_gpu(s)) {
-    const std::size_t n = end > begin ? end - begin : 0;
-    std::size_t nl = 0, nh = 0;
-    gpu::select_slab(s, begin, end, slab, lo.device_buffer(n), hi.device_buffer(n), nl, nh);
-    lo.set_device_count(nl);
-    hi.set_device_count(nh);
-    return;
-  }
-  std::vector<std::uint8_t> codes;
-  classify(s, begin, end, slab, codes);
-  lo.host.clear();
-  hi.host.clear();
-  for (std::size_t k = 0; k < codes.size(); ++k) {
-    if (codes[k] & 1) lo.host.push_back(std::uint32_t(begin + k));
-    if (codes[k] & 2) hi.host.push_back(std::uint32_t(begin + k));
-  }
-  lo.changed();
-  hi.changed();
+  const std::size_t n = end > begin ? end - begin : 0;
+  const Backend b = s.backend();
+  std::uint32_t* const out[2] = {lo.buffer(b, n), hi.buffer(b, n)};
+  std::size_t count[2] = {0, 0};
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    select_index(b, begin, end, fn::OutsideSlab<Real>{p.x[slab.axis], slab}, 2, out, count);
+  });
+  lo.set_count(count[0]);
+  hi.set_count(count[1]);
 }
 
 void gather_positions(const ParticleStore& from, IndexList& idx, const double* shift,
@@ -281,13 +272,11 @@ void add_forces(const ParticleStore& from, ParticleStore& to, std::size_t n, boo
 
 // ---------------------------------------------------------------------------------------------------
 struct Reference::Impl {
-  Backend backend = Backend::Cpu;
-  std::vector<char> host;
-  void* dev = nullptr;
-  std::size_t dev_bytes = 0;
-  std::size_t n = 0;
+  MemoryResource* memory = nullptr;  // where ref lives: the store's memory
+  void* ref = nullptr;
+  std::size_t bytes = 0, n = 0;
   ~Impl() {
-    if (dev) gpu::free_device(dev);
+    if (ref) memory->deallocate(ref);
   }
 };
 Reference::Reference() : impl_(std::make_unique<Impl>()) {}
@@ -297,56 +286,49 @@ void Reference::save(const ParticleStore& s) {
   Impl& m = *impl_;
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
   const std::size_t bytes = s.size() * std::size_t(s.dim()) * real;
-  m.n = s.size();
-  m.backend = s.backend();
-  if (on_gpu(s)) {
-    if (bytes > m.dev_bytes) {
-      if (m.dev) gpu::free_device(m.dev);
-      m.dev = s.memory().allocate(bytes + bytes / 4 + 64);
-      m.dev_bytes = bytes + bytes / 4 + 64;
-    }
-    visit(s, [&](auto p) {
-      using Real = typename decltype(p)::real;
-      constexpr int Dim = decltype(p)::dim;
-      for (int d = 0; d < Dim; ++d)
-        s.memory().copy(static_cast<Real*>(m.dev) + std::size_t(d) * m.n, p.x[d],
-                        m.n * sizeof(Real));
-    });
-    return;
+  if (m.memory != &s.memory() || bytes > m.bytes) {
+    if (m.ref) m.memory->deallocate(m.ref);
+    m.memory = &s.memory();
+    m.bytes = bytes + bytes / 4 + 64;
+    m.ref = m.memory->allocate(m.bytes);
   }
-  m.host.resize(bytes);
+  m.n = s.size();
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
     for (int d = 0; d < Dim; ++d)
-      std::memcpy(m.host.data() + std::size_t(d) * m.n * sizeof(Real), p.x[d], m.n * sizeof(Real));
+      m.memory->copy(static_cast<Real*>(m.ref) + std::size_t(d) * m.n, p.x[d], m.n * sizeof(Real));
   });
 }
 
 double Reference::max_displacement2(const ParticleStore& s, const Box& box) const {
   const Impl& m = *impl_;
-  if (m.n != s.size()) return std::numeric_limits<double>::infinity();
-  if (on_gpu(s)) {
-    return gpu::max_displacement2(s, m.dev, box);
-  }
+  if (m.n != s.size() || m.memory != &s.memory()) return std::numeric_limits<double>::infinity();
   double worst = 0;
   visit(s, [&](auto p) {
     using Real = typename decltype(p)::real;
     constexpr int Dim = decltype(p)::dim;
-    const auto img = PeriodicImage<Real>::make(box);
-    const Real* ref = reinterpret_cast<const Real*>(m.host.data());
-    const std::int64_t n = std::int64_t(m.n);
-    Real w = 0;
-#pragma omp parallel for schedule(static) reduction(max : w) if (n > 65536)
-    for (std::int64_t i = 0; i < n; ++i) {
-      Real d2 = 0;
-      for (int d = 0; d < Dim; ++d) {
-        const Real dx = img.wrap(p.x[d][i] - ref[std::size_t(d) * m.n + std::size_t(i)], d);
-        d2 += dx * dx;
-      }
-      w = std::isfinite(d2) ? std::max(w, d2) : std::numeric_limits<Real>::infinity();
-    }
-    worst = double(w);
+    const fn::Displacement2<Real, Dim> f{p, static_cast<const Real*>(m.ref),
+                                         PeriodicImage<Real>::make(box)};
+    worst = max_over_index(s.backend(), m.n, f);
+  });
+  return worst;
+}
+
+double Reference::copy_and_measure(const ParticleStore& s, ParticleStore& work,
+                                   const Unwrap& unwrap, const Box& box) const {
+  const Impl& m = *impl_;
+  if (m.n != s.size() || m.memory != &s.memory() || work.size() < s.size())
+    return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  visit(s, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const auto q = work.view<Real, Dim>();
+    fn::CopyAndMeasure<Real, Dim> f{
+        {p, static_cast<const Real*>(m.ref), PeriodicImage<Real>::make(box)}, unwrap, {}};
+    for (int d = 0; d < Dim; ++d) f.out[d] = q.x[d];
+    worst = max_over_index(s.backend(), m.n, f);
   });
   return worst;
 }
@@ -424,21 +406,38 @@ void pack_positions(const ParticleStore& from, IndexList& idx, const double* shi
 
 void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
   if (count == 0) return;
-  if (on_gpu(to)) {
-    return gpu::unpack_positions(to, offset, count, in);
-  }
-  put_positions(to, offset, count, static_cast<const char*>(in));
+  visit(to, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    const Real* src = static_cast<const Real*>(in);
+    for (int d = 0; d < Dim; ++d)
+      to.memory().copy(p.x[d] + offset, src + std::size_t(d) * count, count * sizeof(Real));
+  });
 }
 
-double Reference::copy_and_measure(const ParticleStore& s, ParticleStore& work,
-                                   const Unwrap& unwrap, const Box& box) const {
-  const Impl& m = *impl_;
-  if (m.n != s.size() || work.size() < s.size()) return std::numeric_limits<double>::infinity();
-  if (on_gpu(s)) {
-    return gpu::copy_and_measure(s, m.dev, work, unwrap, box);
-  }
-  copy_prefix(s, work, s.size(), false, unwrap);
-  return max_displacement2(s, box);
+void pack_static(const ParticleStore& from, IndexList& idx, void* out) {
+  const std::size_t c = idx.size();
+  if (c == 0) return;
+  visit(from, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    constexpr int Dim = decltype(p)::dim;
+    char* o = static_cast<char*>(out);
+    for_each_index(
+        from.backend(), c,
+        fn::GatherStatic<Real, Dim>{p, idx.device(from.backend()), reinterpret_cast<Real*>(o),
+                                    reinterpret_cast<std::int32_t*>(o + c * sizeof(Real))});
+  });
+}
+
+void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, const void* in) {
+  if (count == 0) return;
+  visit(to, [&](auto p) {
+    using Real = typename decltype(p)::real;
+    const char* i = static_cast<const char*>(in);
+    to.memory().copy(p.mass + offset, i, count * sizeof(Real));
+    to.memory().copy(p.type + offset, i + count * sizeof(Real), count * sizeof(std::int32_t));
+    for_each_index(to.backend(), count, fn::ClearIds{p.id + offset});
+  });
 }
 
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type) {

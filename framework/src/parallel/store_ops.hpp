@@ -29,15 +29,11 @@ class IndexList {
     dirty_ = true;
     device_only_ = false;
   }
-  // GPU selections write the list on the device: room for n, then the count found. `host` is then
-  // empty until fetch() copies the list down.
-  std::uint32_t* device_buffer(std::size_t n);
-  void set_device_count(std::size_t n) {
-    count_ = n;
-    device_only_ = true;
-    dirty_ = false;
-    host.clear();
-  }
+  // A selection writes the list where the store lives (select_index): room for n in backend b's
+  // memory, then the count found. After a selection on the device, `host` is empty until fetch()
+  // copies the list down.
+  std::uint32_t* buffer(Backend b, std::size_t n);
+  void set_count(std::size_t n);
   void fetch();
 
  private:
@@ -46,6 +42,7 @@ class IndexList {
   bool dirty_ = true;
   bool device_only_ = false;
   std::size_t count_ = 0;
+  Backend filled_on_ = Backend::Cpu;
 };
 
 // Bytes of one particle's migration record: x, v (dim each) and mass in the store's precision, type
@@ -63,9 +60,6 @@ struct Slab {
   int axis = 0;
   double centre = 0, lo = 0, hi = 0, period = 0;
 };
-// Host stores: per particle in [begin, end), bit 0 if u < lo, bit 1 if u >= hi.
-void classify(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-              std::vector<std::uint8_t>& codes);
 // The particles [begin, end) of s whose u (see Slab) is below slab.lo go to `lo`, those at or above
 // slab.hi to `hi`, in index order (on the device for a device store).
 void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
@@ -136,32 +130,27 @@ void sync(Backend b);
 // memory); and the reverse into `to` at [offset, offset + count).
 void pack_positions(const ParticleStore& from, IndexList& idx, const double* shift, void* out);
 void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
+// Masses then types of from's particles idx into `out` (backend memory: count reals, then count
+// int32); and the reverse into `to` at [offset, offset + count), whose ids become -1 (ghosts).
+void pack_static(const ParticleStore& from, IndexList& idx, void* out);
+void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
 
 // Source records {x, y, z, m} / {x, y, m, 0} and types of every particle of the store, for the
 // all-pairs ring, into backend memory at pos and type (pos: n * 4 reals).
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 
-// The GPU halves: store_ops_cuda.cu, or store_ops_stub.cpp in a build without CUDA (where no store
-// lives on a device and each of them reports an internal error).
 namespace gpu {
+// Memory of the device for the buffers above: store_ops_cuda.cu, or store_ops_stub.cpp in a build
+// without CUDA (where no store lives on a device and each of them reports an internal error). The
+// loops themselves are functors (store_functors.hpp) run by for_each_index, max_over_index and
+// select_index.
 // A device scratch area of at least `bytes`, reused from call to call (valid until the next call).
 void* stage(std::size_t bytes);
-double max_displacement2(const ParticleStore& s, const void* ref, const Box& box);
-double copy_and_measure(const ParticleStore& s, const void* ref, ParticleStore& work,
-                        const Unwrap& unwrap, const Box& box);
-void pack_positions(const ParticleStore& from, const std::uint32_t* idx, std::size_t count,
-                    const double* shift, void* out);
-// Masses then types of particles idx into device memory out; and back into `to` at offset.
-void pack_static(const ParticleStore& from, const std::uint32_t* idx, std::size_t count, void* out);
-void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
-void unpack_positions(ParticleStore& to, std::size_t offset, std::size_t count, const void* in);
 void* pinned_alloc(std::size_t bytes);
 void pinned_free(void* p);
 void* device_alloc(std::size_t bytes);
 void copy_async(void* dst, const void* src, std::size_t bytes);
 void sync();
-void select_slab(const ParticleStore& s, std::size_t begin, std::size_t end, const Slab& slab,
-                 std::uint32_t* lo, std::uint32_t* hi, std::size_t& n_lo, std::size_t& n_hi);
 void download(void* dst, const void* src, std::size_t bytes);
 std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity,
                             const std::vector<std::uint32_t>& host);

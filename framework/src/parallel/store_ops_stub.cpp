@@ -1,4 +1,4 @@
-// The GPU halves of the parallel store operations in a pardyn built without CUDA: no store lives on
+// The device memory of the parallel store operations in a pardyn built without CUDA: no store lives on
 // a device there, so none of them is reached; each reports an internal error if it ever is.
 #include "store_ops.hpp"
 
@@ -11,26 +11,11 @@ namespace {
 }  // namespace
 
 void* stage(std::size_t) { no_cuda(); }
-double max_displacement2(const ParticleStore&, const void*, const Box&) { no_cuda(); }
-double copy_and_measure(const ParticleStore&, const void*, ParticleStore&, const Unwrap&,
-                        const Box&) {
-  no_cuda();
-}
-void pack_positions(const ParticleStore&, const std::uint32_t*, std::size_t, const double*, void*) {
-  no_cuda();
-}
-void pack_static(const ParticleStore&, const std::uint32_t*, std::size_t, void*) { no_cuda(); }
-void unpack_static(ParticleStore&, std::size_t, std::size_t, const void*) { no_cuda(); }
-void unpack_positions(ParticleStore&, std::size_t, std::size_t, const void*) { no_cuda(); }
 void* pinned_alloc(std::size_t) { no_cuda(); }
 void pinned_free(void*) {}  // called only on what pinned_alloc returned: never
 void* device_alloc(std::size_t) { no_cuda(); }
 void copy_async(void*, const void*, std::size_t) { no_cuda(); }
 void sync() { no_cuda(); }
-void select_slab(const ParticleStore&, std::size_t, std::size_t, const Slab&, std::uint32_t*,
-                 std::uint32_t*, std::size_t&, std::size_t&) {
-  no_cuda();
-}
 void download(void*, const void*, std::size_t) { no_cuda(); }
 std::uint32_t* upload_index(std::uint32_t*, std::size_t&, const std::vector<std::uint32_t>&) {
   no_cuda();
