@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/app/registry.hpp"

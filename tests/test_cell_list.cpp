@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/cuda.hpp"
 #include "support.hpp"
 

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "conformance/conformance.hpp"
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "support.hpp"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "support.hpp"

@@ -11,7 +11,7 @@
 
 #include "conformance/conformance.hpp"
 #include "soft_gas/soft_gas.hpp"
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/cuda.hpp"
 #include "support.hpp"
 

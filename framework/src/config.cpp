@@ -506,6 +506,11 @@ const Schema& simulation_schema() {
         .choice("balance", "speed", {"speed", "equal"},
                 "parallel runs (mpirun), all-pairs ring: size each rank's block by its measured "
                 "speed at the first force evaluation (speed), or give every rank the same share")
+        .real("gpu_memory_limit", 0.0, "GiB",
+              "GPU memory each rank may use, in GiB (0: all of it); what is free beyond it is "
+              "taken at the start, so the GPU behaves as a small one (to try a run that needs "
+              "several GPUs on big ones)",
+              0.0)
         .reals("rank_weights", std::vector<double>{}, "1",
                "parallel runs, all-pairs ring: relative share of the particles per rank (one "
                "value per rank; empty: by `balance`)");
@@ -840,6 +845,7 @@ ParamSet ScenarioReader::read_simulation() {
   sc.threads = int(sim.integer("threads"));
   sc.balance_by_speed = sim.string("balance") == "speed";
   sc.rank_weights = sim.reals("rank_weights");
+  sc.gpu_memory_limit = sim.real("gpu_memory_limit");
   for (double w : sc.rank_weights)
     if (!(w > 0) || !std::isfinite(w))
       diag.error(table_of("simulation").source(),

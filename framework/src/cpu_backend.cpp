@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "element_ops.hpp"
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/cuda.hpp"
-#include "pardyn/reduction.hpp"
+#include "reduction.hpp"
 
 namespace pardyn {
 

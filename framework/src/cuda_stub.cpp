@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cell_list_impl.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/cuda.hpp"
 #include "parallel/ring.hpp"
 
@@ -21,6 +22,7 @@ bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 DeviceInfo device_info() { no_cuda("the GPU device query"); }
 void select_device(int) { no_cuda("GPU selection"); }
+std::size_t cap_memory(std::size_t) { no_cuda("a GPU memory limit"); }
 MemoryResource& device_memory() { no_cuda("GPU memory"); }
 std::unique_ptr<BackendOps> make_ops() { no_cuda("the CUDA backend"); }
 void* scratch(std::size_t) { no_cuda("GPU scratch memory"); }

@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "pardyn/boundary_ops.hpp"
+#include "boundary_ops.hpp"
 #include "pardyn/box.hpp"
 #include "pardyn/for_each.hpp"
 #include "pardyn/plugin.hpp"

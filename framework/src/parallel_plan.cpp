@@ -10,6 +10,7 @@
 #include "parallel/communicator.hpp"
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
+#include "parallel/tree_exchange.hpp"
 
 namespace pardyn {
 
@@ -22,10 +23,12 @@ void Simulation::plan_parallel(const Scenario& sc) {
       const auto& ft = forces_[k];
       if (ft.potential->external()) continue;
       const auto kind = ft.scheme->neighbourhood().kind;
-      if (kind == NeighbourhoodKind::Tree)
-        throw Error(ft.label +
-                    ": scheme \"tree\" does not run on several ranks yet; use scheme "
-                    "\"all_pairs\" (the all-pairs ring scales over GPUs) or run on one rank");
+      if (kind == NeighbourhoodKind::Tree) {
+        // Locally essential trees: each rank's tree, what the others need of it sent to them.
+        lets_.resize(forces_.size());
+        lets_[k] = std::make_unique<parallel::TreeExchange>(*comm_, sc.dim);
+        morton_ = true;
+      }
       if (kind == NeighbourhoodKind::AllPairs) pairs = true;
       if (kind == NeighbourhoodKind::CellList) {
         const double cut = ft.potential->cutoff();
@@ -60,6 +63,9 @@ void Simulation::plan_parallel(const Scenario& sc) {
                                                    backend_.backend);
     }
     if (pairs) ring_ = std::make_unique<parallel::Ring>(*comm_, backend_.backend);
+    // Ownership: the sub-boxes when there are any (the tree exchange works with any split, the
+    // domain decomposition only with its own), else along a Morton curve for the trees.
+    if (domain_) morton_ = false;
   }
 }
 

@@ -32,6 +32,7 @@
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
 #include "parallel/store_ops.hpp"
+#include "parallel/tree_exchange.hpp"
 
 namespace fs = std::filesystem;
 
@@ -255,7 +256,9 @@ void Simulation::distribute(HostParticles& all) {
       if (domain_->owner(x) == me) keep.push_back(i);
     }
   } else {
-    // Contiguous blocks, by the weights given or equal.
+    // Contiguous blocks, by the weights given or equal: of the ids, or with a tree term of the
+    // particles along a Morton curve, so that each rank holds a compact piece of space and sends
+    // the others little of its tree (parallel/tree_exchange.hpp).
     std::vector<double> w = scenario_.rank_weights;
     if (w.empty()) w.assign(std::size_t(K), 1.0);
     double total = 0, before = 0;
@@ -264,7 +267,10 @@ void Simulation::distribute(HostParticles& all) {
     const std::size_t b = std::size_t(std::llround(double(n) * before / total));
     const std::size_t e =
         std::size_t(std::llround(double(n) * (before + w[std::size_t(me)]) / total));
-    for (std::size_t i = b; i < std::min(e, n); ++i) keep.push_back(i);
+    const std::vector<std::size_t> order =
+        morton_ ? parallel::morton_order(all.x, run_.dim, n) : std::vector<std::size_t>();
+    for (std::size_t i = b; i < std::min(e, n); ++i) keep.push_back(morton_ ? order[i] : i);
+    if (morton_) std::sort(keep.begin(), keep.end());  // ids in order within the rank
   }
   HostParticles mine(all.dim);
   mine.resize(keep.size());

@@ -32,6 +32,7 @@
 #include "parallel/communicator.hpp"
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
+#include "parallel/tree_exchange.hpp"
 #include "parallel/store_ops.hpp"
 
 namespace fs = std::filesystem;
@@ -133,6 +134,31 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
                  store_->size(), backend_.description.c_str());
 }
 
+// [simulation] gpu_memory_limit: each rank's GPU keeps `gib` GiB free for it and no more. Ranks that
+// share a GPU (local ranks take the node's GPUs in turn) share the sum: the first of them takes
+// the rest, after every rank has made its CUDA context (which needs memory of its own).
+void Simulation::limit_gpu_memory(double gib, std::string& note) {
+  const double want = gib * 1073741824.0;
+  const int devices = cuda::device_count();
+  const int local = comm_ ? comm_->local_rank() : 0, locals = comm_ ? comm_->local_size() : 1;
+  const int sharers = locals / devices + (local % devices < locals % devices ? 1 : 0);
+  auto barrier = [&] {
+    if (!comm_) return;
+    std::vector<char> all(std::size_t(comm_->size()));
+    const char mine = 0;
+    comm_->allgather(&mine, 1, all.data());
+  };
+  barrier();
+  std::size_t left = 0;
+  if (local < devices) left = cuda::cap_memory(std::size_t(want * sharers));
+  barrier();
+  if (!comm_ || comm_->rank() == 0)
+    note += std::string(note.empty() ? "" : "\n") + "GPU memory limited to " + bytes_text(want) +
+            " per rank ([simulation] gpu_memory_limit; " + bytes_text(double(left)) +
+            " left free on this GPU" +
+            (sharers > 1 ? " for its " + std::to_string(sharers) + " ranks" : "") + ")";
+}
+
 // The ranks, threads and the backend of this process; returns the backend's note (a fallback), if
 // any. A resumed run that needs exact arithmetic checks they match the checkpoint's.
 std::string Simulation::start_backend(const Scenario& sc) {
@@ -154,6 +180,8 @@ std::string Simulation::start_backend(const Scenario& sc) {
   if (comm_ && sc.backend != "cpu" && cuda::device_count() > 0)
     cuda::select_device(comm_->local_rank() % cuda::device_count());
   parallel::agree(comm_, [&] { backend_ = make_backend(sc.backend, note); });
+  if (sc.gpu_memory_limit > 0 && backend_.backend == Backend::Cuda)
+    limit_gpu_memory(sc.gpu_memory_limit, note);
 
   if (resume_ && !resume_changed_) {
     // The same arithmetic as the run that wrote the checkpoint: backend and CPU thread count.
@@ -372,6 +400,16 @@ void Simulation::evaluate_forces() {
     } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
       ring_->compute(*f.potential, *store_, req, time_ring_);
       timing_.lap(&timing_.force[k]);  // the ring's messages included
+    } else if (k < lets_.size() && lets_[k]) {
+      // A tree on several ranks: this rank's particles and what the others' trees sent them.
+      ParticleStore& w = lets_[k]->prepare(*store_, *f.scheme, run_.box, f.potential->reach());
+      timing_.lap(&timing_.comm);
+      backend_.ops->zero_forces(w, need_energy_, need_energy_);
+      f.scheme->update(w, run_.box, f.potential->reach());
+      timing_.lap(&timing_.neighbour);
+      f.potential->compute(w, f.scheme->neighbourhood(), req);
+      timing_.lap(&timing_.force[k]);
+      parallel::add_forces(w, *store_, lets_[k]->owned(), need_energy_, false);
     } else {
       f.scheme->update(*store_, run_.box, f.potential->reach());
       if (f.scheme->reuses_structure() && f.scheme->rebuilt()) {
@@ -399,12 +437,14 @@ void Simulation::evaluate_forces() {
 void Simulation::build_neighbourhoods() {
   apply_boundaries();
   if (domain_) domain_->prepare(*store_);
-  for (auto& f : forces_) {
+  for (std::size_t k = 0; k < forces_.size(); ++k) {
+    auto& f = forces_[k];
     if (f.potential->external()) continue;
     const auto kind = f.scheme->neighbourhood().kind;
+    const bool exchanged = k < lets_.size() && lets_[k];  // built at each evaluation anyway
     if (domain_ && kind == NeighbourhoodKind::CellList)
       f.scheme->update(domain_->work(), domain_->work_box(), f.potential->reach());
-    else if (!(ring_ && kind == NeighbourhoodKind::AllPairs))
+    else if (!(ring_ && kind == NeighbourhoodKind::AllPairs) && !exchanged)
       f.scheme->update(*store_, run_.box, f.potential->reach());
   }
 }
@@ -678,7 +718,9 @@ void Simulation::begin_run() {
       need_energy_ = true;
       apply_boundaries();
       if (has_walls_) check_inside_walls();
-      time_ring_ = ring_ && scenario_.balance_by_speed && scenario_.rank_weights.empty();
+      // (Not with a tree term: resized blocks would undo the Morton curve's compact pieces.)
+      time_ring_ =
+          ring_ && !morton_ && scenario_.balance_by_speed && scenario_.rank_weights.empty();
       compute_forces();
       if (time_ring_) {
         time_ring_ = false;

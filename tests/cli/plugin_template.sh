@@ -43,8 +43,17 @@ python3 -c "import sys; s2, s1, u2 = map(float, sys.argv[1:]); assert s2 < 1e-3 
 # 2. against an installation
 cmake --install "$build_dir" --prefix "$WORK/prefix" >/dev/null
 for h in plugin_export.hpp pair_potential_cuda.cuh traversal/all_pairs_cuda.cuh \
-         traversal/cell_list_cpu.hpp version.hpp app/simulation.hpp app/config.hpp app/registry.hpp; do
+         traversal/cell_list_cpu.hpp version.hpp; do
   [ -f "prefix/include/pardyn/$h" ] || fail "cmake --install left out include/pardyn/$h"
+done
+# The application headers lie outside the SDK's include folder (a plugin sees only include/).
+for h in simulation.hpp config.hpp registry.hpp backend.hpp; do
+  [ -f "prefix/include/pardyn-app/pardyn/app/$h" ] ||
+    fail "cmake --install left out include/pardyn-app/pardyn/app/$h"
+done
+[ ! -e prefix/include/pardyn/app ] || fail "the application headers are installed inside the SDK's include/pardyn"
+for h in backend.hpp reduction.hpp boundary_ops.hpp; do
+  [ ! -e "prefix/include/pardyn/$h" ] || fail "include/pardyn/$h is installed, but it is not part of the SDK"
 done
 cmake -S tpl -B tpl/build-installed -Dpardyn_DIR="$WORK/prefix/lib/cmake/pardyn" \
   -DCMAKE_BUILD_TYPE=Release >/dev/null

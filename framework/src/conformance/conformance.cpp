@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/particles.hpp"

@@ -16,7 +16,8 @@
 
 #include "../element_ops.hpp"
 #include "pardyn/compensated.hpp"
-#include "pardyn/reduction.hpp"
+#include "../reduction.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/for_each_cuda.cuh"
@@ -519,6 +520,22 @@ int device_count() {
 }
 
 void select_device(int index) { PARDYN_CUDA_CHECK(cudaSetDevice(index)); }
+
+std::size_t cap_memory(std::size_t bytes) {
+  static void* ballast = nullptr;  // held until exit
+  std::size_t free_b = 0, total_b = 0;
+  PARDYN_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (ballast || free_b <= bytes) return free_b;
+  // Asked in steps, as the driver may refuse one block as large as everything free.
+  std::size_t take = free_b - bytes;
+  while (take > 0 && cudaMalloc(&ballast, take) != cudaSuccess) {
+    (void)cudaGetLastError();
+    ballast = nullptr;
+    take -= std::min<std::size_t>(take, std::size_t(64) << 20);
+  }
+  PARDYN_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  return free_b;
+}
 
 DeviceInfo device_info() {
   if (device_count() == 0) no_device("device_info");

@@ -63,6 +63,7 @@ struct Scenario {
   std::string output;                   // output folder
   std::uint64_t progress_interval = 0;  // terminal thermo line every this many steps (0 = auto)
   int threads = 0;
+  double gpu_memory_limit = 0;       // GiB per rank's GPU (0: no limit)
   bool balance_by_speed = true;      // parallel all-pairs ring: blocks sized by measured speed
   std::vector<double> rank_weights;  // parallel: explicit relative shares per rank
   Box box;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/backend.hpp"
+#include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/progress.hpp"
 
@@ -23,6 +23,7 @@ namespace parallel {
 class Communicator;
 class Ring;
 class Domain;
+class TreeExchange;
 }  // namespace parallel
 
 struct RunOptions {
@@ -187,6 +188,7 @@ class Simulation final : public StepContext {
   // The constructor's steps, in order (simulation.cpp; parallel_plan.cpp: plan_parallel;
   // particle_setup.cpp: make_particles; output_folder.cpp: prepare_output_folder).
   std::string start_backend(const Scenario& sc);  // ranks, threads, backend; returns its note
+  void limit_gpu_memory(double gib, std::string& note);
   void make_force_terms(const Scenario& sc, const Registry& registry);
   void plan_parallel(const Scenario& sc);  // the ring and the domain decomposition (parallel runs)
   void make_particles(const Scenario& sc, const Registry& registry);
@@ -310,6 +312,10 @@ class Simulation final : public StepContext {
   parallel::Communicator* comm_ = nullptr;
   std::unique_ptr<parallel::Ring> ring_;
   std::unique_ptr<parallel::Domain> domain_;
+  // Per force term: the tree exchange of a tree term in a parallel run (locally essential trees),
+  // else null; `morton_` deals the particles along a Morton curve (a tree term without a domain).
+  std::vector<std::unique_ptr<parallel::TreeExchange>> lets_;
+  bool morton_ = false;
   std::size_t n_global_ = 0;
   bool time_ring_ = false;
 };

@@ -1,0 +1,60 @@
+// Internal to libpardyn: the tree scheme on several ranks, through locally essential trees (Salmon
+// 1991; Warren & Salmon 1993). Each rank owns a compact piece of space (a parallel run with a tree
+// term deals the particles out along a Morton curve at the start) and, before each evaluation of
+// the tree term:
+//   1. builds the scheme's tree over its own particles;
+//   2. tells every rank the bounding box of its particles;
+//   3. walks its tree once per other rank, against that rank's box: a node whose opening radius
+//      (the scheme's rcrit2: l/theta + delta, and the law's short-range radius) the whole box lies
+//      beyond would be used as a whole by every target there, so it travels as pseudo-particles
+//      with its mass, centre of mass and second moments (1 point for monopole trees; 2 dim points at
+//      the centre of mass +- sqrt(dim lambda_k / M) along the principal axes of the second moments
+//      for quadrupole trees: the same monopole and quadrupole, and no dipole or octupole); a leaf
+//      that must be opened travels particle by particle;
+//   4. receives what the others sent, builds the work store (its own particles, then the received
+//      sources: mass, type 0, id -1), and the caller evaluates the term on it with the same scheme
+//      and keeps the forces of its own particles.
+// The accuracy is the tree's: every remote contribution is either exact (the particles) or the
+// expansion the tree would use there, to second order. Forces on the received sources are computed
+// and thrown away.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "communicator.hpp"
+#include "pardyn/plugin.hpp"
+
+namespace pardyn::parallel {
+
+class TreeExchange {
+ public:
+  TreeExchange(Communicator& comm, int dim);
+  ~TreeExchange();
+
+  // All ranks together: builds `scheme`'s tree over s, exchanges, and returns the work store (s's
+  // particles first, in order, then the sources from the other ranks).
+  ParticleStore& prepare(ParticleStore& s, Scheme& scheme, const Box& box, const Reach& reach);
+  std::size_t owned() const { return owned_; }
+  // Sources received at the last prepare(), and their sum since the start (statistics).
+  std::size_t received() const { return received_; }
+  std::uint64_t evaluations() const { return evaluations_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  Communicator& comm_;
+  int dim_;
+  std::unique_ptr<ParticleStore> work_;
+  std::size_t owned_ = 0, received_ = 0;
+  std::uint64_t evaluations_ = 0;
+  double seconds_ = 0;
+  double part_[4] = {0, 0, 0, 0};  // own tree + download, walks, messages, work store
+};
+
+// The order in which a run with a tree term deals particles to ranks: indices of `x` (dim arrays of
+// n positions) sorted along a Morton curve of their bounding cube, ties by index. Rank r of K keeps
+// a contiguous run of it.
+std::vector<std::size_t> morton_order(const std::vector<double>* x, int dim, std::size_t n);
+
+}  // namespace pardyn::parallel
