@@ -139,6 +139,24 @@ void unpack_static(ParticleStore& to, std::size_t offset, std::size_t count, con
 // all-pairs ring, into backend memory at pos and type (pos: n * 4 reals).
 void pack_sources(const ParticleStore& s, void* pos, std::int32_t* type);
 
+// Bytes a store's loop writes for the host, or reads from it (buffers.cpp): a CPU store's loop uses
+// the host bytes themselves; a GPU store's, a device scratch area copied to or from them through
+// the store's memory. The one place where the gathers and the append meet the memory spaces; their
+// loops are the same functors on both backends.
+class Staged {
+ public:
+  Staged(const ParticleStore& s, char* host, std::size_t bytes);
+  char* data() const { return data_; }
+  void to_device() const;
+  void to_host() const;
+
+ private:
+  const ParticleStore& s_;
+  char* host_;
+  std::size_t bytes_;
+  char* data_;
+};
+
 namespace gpu {
 // Memory of the device for the buffers above: store_ops_cuda.cu, or store_ops_stub.cpp in a build
 // without CUDA (where no store lives on a device and each of them reports an internal error). The
