@@ -31,8 +31,14 @@ class Comm {
   // In place, over all ranks: element-wise sums and maxima.
   virtual void sum(double* values, std::size_t n) = 0;
   virtual void max(double* values, std::size_t n) = 0;
+  // In place, over all ranks: element-wise sums of 64-bit integers (exact; ExactSum's reduction).
+  virtual void sum(std::int64_t* values, std::size_t n) = 0;
   // Rank 0 gets every rank's bytes, in rank order (its own first); the other ranks get nothing.
   virtual std::vector<std::vector<char>> gather(const std::vector<char>& mine) = 0;
+  // Every rank sends send[r] to rank r (send has size() entries, any of them empty) and gets, in
+  // rank order, the bytes each rank sent it (its own send[rank()] among them, moved, not copied).
+  // Pass the messages with std::move: they are freed once sent.
+  virtual std::vector<std::vector<char>> alltoallv(std::vector<std::vector<char>> send) = 0;
   virtual void barrier() = 0;
 };
 
@@ -414,7 +420,7 @@ class Registrar {
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 9;
+constexpr std::uint32_t kPluginAbi = 10;
 
 struct PluginDescriptor {
   std::uint32_t abi;
