@@ -151,6 +151,15 @@ class Simulation final : public StepContext {
 
   // Computes the forces (and energies) now and returns the global quantities: for tests.
   Thermo measure();
+  // What making the particles held on this rank's host (for tests; PARDYN_PARALLEL_STATS prints it),
+  // in particles: the part of the run it generated (ids [first, first + generated)), its share
+  // after the exchange by position (domain decomposition), the most particles its host arrays held
+  // at once while they were made and distributed, the particles it sent to and received from other
+  // ranks, and those of blocks made whole (generators without ranges) on it.
+  struct SetupStats {
+    std::size_t first = 0, generated = 0, share = 0, peak = 0, sent = 0, received = 0, whole = 0;
+  };
+  const SetupStats& setup_stats() const { return setup_stats_; }
 
   // StepContext
   ParticleStore& store() override { return *store_; }
@@ -195,6 +204,9 @@ class Simulation final : public StepContext {
   void generate(const Scenario& sc, const Registry& registry);
   // Keeps this rank's share of the generated particles (parallel runs).
   void distribute(HostParticles& all);
+  // Domain decomposition: sends each of this rank's particles to the rank whose sub-box holds it
+  // (all ranks together); ids stay in increasing order.
+  void exchange_by_position(HostParticles& mine);
   // Moves particles between ranks so that rank r holds a contiguous share proportional to
   // weights[r] (all-pairs ring; all ranks call it).
   void redistribute(const std::vector<double>& weights);
@@ -312,6 +324,7 @@ class Simulation final : public StepContext {
   std::unique_ptr<parallel::Domain> domain_;
   std::size_t n_global_ = 0;
   bool time_ring_ = false;
+  SetupStats setup_stats_;
 };
 
 }  // namespace pardyn
