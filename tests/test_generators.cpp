@@ -32,7 +32,8 @@ Box make_box(int dim, double lo, double hi, Boundary b = Boundary::Open) {
   return box;
 }
 
-// Makes the generator as the framework does and runs it with a fresh random stream.
+// Makes the generator as the framework does and runs it on its whole block, with the random streams
+// of `seed` (a generator without ranges: one fresh stream).
 HostParticles generate(const std::string& name, const std::string& overrides, int dim,
                        const Box& box = make_box(3, 0, 1), std::uint64_t seed = 1,
                        const std::string& base_dir = "") {
@@ -44,6 +45,7 @@ HostParticles generate(const std::string& name, const std::string& overrides, in
   auto gen = test::registry().make_generator(name, params, run);
   std::mt19937_64 rng(seed);
   GenerateContext ctx{dim, &run.box, &rng, base_dir};
+  ctx.seed = seed;
   return gen->generate(ctx);
 }
 

@@ -111,6 +111,45 @@ class ThreadComm final : public Comm {
     if (rank_ != 0) return {};
     return all;
   }
+  void sum(std::int64_t* values, std::size_t n) override {
+    std::vector<char> mine(n * sizeof(std::int64_t));
+    if (n) std::memcpy(mine.data(), values, mine.size());
+    const auto all = collective("sum64 " + std::to_string(n), mine);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::int64_t acc = 0;
+      for (const auto& bytes : all) {
+        std::int64_t v;
+        std::memcpy(&v, bytes.data() + i * sizeof v, sizeof v);
+        acc += v;
+      }
+      values[i] = acc;
+    }
+  }
+  // Every rank's messages go to every rank (a test's are small); each keeps those addressed to it.
+  std::vector<std::vector<char>> alltoallv(std::vector<std::vector<char>> send) override {
+    std::vector<char> mine;
+    for (const auto& m : send) {
+      const std::uint64_t len = m.size();
+      const char* p = reinterpret_cast<const char*>(&len);
+      mine.insert(mine.end(), p, p + sizeof len);
+      mine.insert(mine.end(), m.begin(), m.end());
+    }
+    const auto all = collective("alltoallv", mine);
+    std::vector<std::vector<char>> got(all.size());
+    for (std::size_t from = 0; from < all.size(); ++from) {
+      std::size_t at = 0;
+      for (int to = 0; to < size_; ++to) {
+        std::uint64_t len = 0;
+        std::memcpy(&len, all[from].data() + at, sizeof len);
+        at += sizeof len;
+        if (to == rank_)
+          got[from].assign(all[from].begin() + std::ptrdiff_t(at),
+                           all[from].begin() + std::ptrdiff_t(at + len));
+        at += len;
+      }
+    }
+    return got;
+  }
   void barrier() override { collective("barrier", {}); }
 
   std::vector<std::string> calls;  // the collectives this rank made, in order ("sum 13", ...)

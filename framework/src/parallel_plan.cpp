@@ -69,4 +69,11 @@ void Simulation::plan_parallel(const Scenario& sc) {
   }
 }
 
+std::size_t Simulation::tree_sources_received() const {
+  std::size_t n = 0;
+  for (const auto& l : lets_)
+    if (l) n += l->received();
+  return n;
+}
+
 }  // namespace pardyn

@@ -16,6 +16,11 @@
 // it. In 3D the disk is then tilted about the x axis by `tilt`. Finally the whole set is moved to
 // its centre-of-mass frame, so the orbits are circular about the central body (or the centre of
 // mass), not the origin.
+//
+// Star i draws its position from the stream of its chunk (GenerateContext::stream); the enclosed
+// masses (count_before) and the centre of mass (ExactSum) are taken over the whole block: any range
+// of the block is made on its own, the same particles as in the whole block (each rank of a
+// parallel run makes its part).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,7 +30,6 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/compensated.hpp"
 #include "pardyn/generator_support.hpp"
 #include "pardyn/plugin_export.hpp"
 
@@ -61,18 +65,23 @@ class Galaxy final : public Generator {
     check_dim(run.dim);
   }
 
+  std::int64_t particles(const GenerateContext&) override {
+    return count_ + (central_fraction_ > 0 ? 1 : 0);
+  }
+
+  // Particles [first, end) of the block (0: the central body, if any; then the stars). Each star
+  // draws its position from its chunk's stream; its place in the order by distance from the centre
+  // (the enclosed mass) and the centre of mass are taken over the whole block (every rank's range).
   HostParticles generate(const GenerateContext& ctx) override {
     check_dim(ctx.dim);
-    if (!ctx.rng) throw Error("internal: galaxy generator called without a random generator");
-    std::mt19937_64& rng = *ctx.rng;
     const int dim = ctx.dim;
     const bool central = central_fraction_ > 0;
-    const std::size_t stars = std::size_t(count_);
-    const std::size_t first = central ? 1 : 0;  // index of the first star
-    const std::size_t n = stars + first;
+    const std::uint64_t stars = std::uint64_t(count_);
+    const std::uint64_t n = stars + (central ? 1 : 0);
+    const std::uint64_t first = std::min(ctx.first, n), end = ctx.end(n);
 
     HostParticles hp(dim);
-    hp.resize(n);
+    hp.resize(std::size_t(end - first));
     std::fill(hp.type.begin(), hp.type.end(), 0);
     for (int d = 0; d < dim; ++d) {
       std::fill(hp.x[d].begin(), hp.x[d].end(), 0.0);
@@ -80,44 +89,54 @@ class Galaxy final : public Generator {
     }
     const double m_central = central_fraction_ * total_mass_;
     const double m_star = (1.0 - central_fraction_) * total_mass_ / double(stars);
-    if (central) {
-      hp.mass[0] = m_central;
-      hp.type[0] = std::int32_t(central_type_);
-    }
 
-    for (std::size_t i = first; i < n; ++i) {
-      hp.mass[i] = m_star;
+    // This range's stars: their index in hp and their key in the order by distance.
+    std::vector<std::size_t> mine;
+    std::vector<OrderKey> keys;
+    for_each_particle(ctx, first, end, [&](std::uint64_t i, std::mt19937_64& rng, bool keep) {
+      const std::size_t k = std::size_t(i - first);
+      if (central && i == 0) {  // the central body draws nothing
+        if (keep) {
+          hp.mass[k] = m_central;
+          hp.type[k] = std::int32_t(central_type_);
+        }
+        return;
+      }
+      double x[3] = {0, 0, 0};
       if (dim == 3) {
         const double r = radius_ * std::cbrt(uniform01(rng));
         const double cos_t = 2.0 * uniform01(rng) - 1.0;
         const double sin_t = std::sqrt(std::max(0.0, 1.0 - cos_t * cos_t));
         const double phi = 2.0 * kPi * uniform01(rng);
-        hp.x[0][i] = r * sin_t * std::cos(phi);
-        hp.x[1][i] = r * sin_t * std::sin(phi);
-        hp.x[2][i] = r * cos_t * thickness_;
+        x[0] = r * sin_t * std::cos(phi);
+        x[1] = r * sin_t * std::sin(phi);
+        x[2] = r * cos_t * thickness_;
       } else {
         const double r = radius_ * std::sqrt(uniform01(rng));
         const double phi = 2.0 * kPi * uniform01(rng);
-        hp.x[0][i] = r * std::cos(phi);
-        hp.x[1][i] = r * std::sin(phi);
+        x[0] = r * std::cos(phi);
+        x[1] = r * std::sin(phi);
       }
-    }
+      if (!keep) return;
+      hp.mass[k] = m_star;
+      double r2 = 0;
+      for (int d = 0; d < dim; ++d) {
+        hp.x[d][k] = x[d];
+        r2 += x[d] * x[d];
+      }
+      mine.push_back(k);
+      keys.push_back(OrderKey{r2, i});
+    });
 
-    // Enclosed mass by rank: the stars sorted by distance from the centre.
-    std::vector<double> r2(n, 0.0);
-    for (std::size_t i = first; i < n; ++i)
-      for (int d = 0; d < dim; ++d) r2[i] += hp.x[d][i] * hp.x[d][i];
-    std::vector<std::size_t> order(stars);
-    std::iota(order.begin(), order.end(), first);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return r2[a] < r2[b]; });
-    for (std::size_t rank = 0; rank < stars; ++rank) {
-      const std::size_t i = order[rank];
-      const double enclosed = (central ? m_central : 0.0) + m_star * double(rank);
+    // Enclosed mass by the star's place in the order by distance from the centre, over all stars.
+    const std::vector<std::uint64_t> place = count_before(ctx.comm, keys);
+    for (std::size_t s = 0; s < mine.size(); ++s) {
+      const std::size_t i = mine[s];
+      const double enclosed = (central ? m_central : 0.0) + m_star * double(place[s]);
       const double rho2 = hp.x[0][i] * hp.x[0][i] + hp.x[1][i] * hp.x[1][i];
       if (rho2 == 0 || enclosed == 0)
         continue;  // on the axis, or the innermost star without a core
-      const double soft = r2[i] + eps_ * eps_;
+      const double soft = keys[s].value + eps_ * eps_;
       const double speed = std::sqrt(G_ * enclosed * rho2 / (soft * std::sqrt(soft)));
       const double rho = std::sqrt(rho2);
       hp.v[0][i] = -double(spin_) * speed * hp.x[1][i] / rho;
@@ -126,12 +145,12 @@ class Galaxy final : public Generator {
 
     if (dim == 3 && tilt_deg_ != 0) {
       const double t = tilt_deg_ * kPi / 180.0, c = std::cos(t), s = std::sin(t);
-      for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t i = 0; i < hp.size(); ++i) {
         rotate_x(hp.x[1][i], hp.x[2][i], c, s);
         rotate_x(hp.v[1][i], hp.v[2][i], c, s);
       }
     }
-    to_centre_of_mass_frame(hp);
+    to_centre_of_mass_frame(hp, ctx.comm);
     return hp;
   }
 
@@ -150,18 +169,21 @@ class Galaxy final : public Generator {
 
   // The random star positions leave a centre of mass O(R / sqrt(count)) off the central body and a
   // net momentum that would make the galaxy drift: the block's `offset` and `velocity` are then
-  // exact.
-  static void to_centre_of_mass_frame(HostParticles& hp) {
+  // exact. Summed exactly over the whole block (comm: the ranks that hold its other particles).
+  static void to_centre_of_mass_frame(HostParticles& hp, Comm* comm) {
     const std::size_t n = hp.size();
-    CompensatedSum mtot;
-    for (std::size_t i = 0; i < n; ++i) mtot.add(hp.mass[i]);
-    for (int d = 0; d < hp.dim; ++d) {
-      CompensatedSum sx, sv;
-      for (std::size_t i = 0; i < n; ++i) {
-        sx.add(hp.mass[i] * hp.x[d][i]);
-        sv.add(hp.mass[i] * hp.v[d][i]);
+    ExactSum sums[7];  // m x, m v per axis; m
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int d = 0; d < hp.dim; ++d) {
+        sums[d].add(hp.mass[i] * hp.x[d][i]);
+        sums[3 + d].add(hp.mass[i] * hp.v[d][i]);
       }
-      const double cx = sx.value() / mtot.value(), cv = sv.value() / mtot.value();
+      sums[6].add(hp.mass[i]);
+    }
+    reduce(comm, sums, 7);
+    const double mtot = sums[6].value();
+    for (int d = 0; d < hp.dim; ++d) {
+      const double cx = sums[d].value() / mtot, cv = sums[3 + d].value() / mtot;
       for (std::size_t i = 0; i < n; ++i) {
         hp.x[d][i] -= cx;
         hp.v[d][i] -= cv;

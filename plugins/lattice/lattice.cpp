@@ -18,6 +18,9 @@
 // whole number; floor() then lost a layer of cells). Farther off, `fit` decides: "exact" (the
 // default) refuses and names the nearest sides that fit, "stretch" stretches the cells to the
 // nearest whole number, "gap" keeps floor(L / c) cells and the gap.
+//
+// The lattice is deterministic: any range of the fill order is made on its own (each rank of a
+// parallel run makes its part).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -106,31 +109,40 @@ class Lattice final : public Generator {
     make_plan(run.dim, run.box);
   }
 
-  HostParticles generate(const GenerateContext& ctx) override {
+  std::int64_t particles(const GenerateContext& ctx) override {
     if (!ctx.box) throw Error("internal: lattice generator called without a box");
     const Plan plan = make_plan(ctx.dim, *ctx.box);
     if (tell_ && !plan.note.empty()) std::printf("%s\n", plan.note.c_str());
+    told_ = true;
+    return plan.count;
+  }
+
+  // Sites [first, end) of the fill order: site s is basis site s % B of cell s / B, cells x fastest.
+  HostParticles generate(const GenerateContext& ctx) override {
+    if (!ctx.box) throw Error("internal: lattice generator called without a box");
+    const Plan plan = make_plan(ctx.dim, *ctx.box);
+    if (tell_ && !told_ && !plan.note.empty()) std::printf("%s\n", plan.note.c_str());
     const int dim = ctx.dim;
+    const std::uint64_t count = std::uint64_t(plan.count);
+    const std::uint64_t first = std::min(ctx.first, count), end = ctx.end(count);
     HostParticles hp(dim);
-    hp.resize(static_cast<std::size_t>(plan.count));
+    hp.resize(static_cast<std::size_t>(end - first));
 
     const double* side = plan.side;
-    std::size_t n = 0;
-    const std::size_t want = static_cast<std::size_t>(plan.count);
-    for (std::int64_t k = 0; k < (dim == 3 ? plan.cells[2] : 1) && n < want; ++k)
-      for (std::int64_t j = 0; j < plan.cells[1] && n < want; ++j)
-        for (std::int64_t i = 0; i < plan.cells[0] && n < want; ++i)
-          for (const auto& b : kind_.basis) {
-            if (n == want) break;
-            const std::int64_t idx[3] = {i, j, k};
-            for (int d = 0; d < dim; ++d) {
-              hp.x[d][n] = plan.lo[d] + plan.shift[d] + (double(idx[d]) + b[d]) * side[d];
-              hp.v[d][n] = 0.0;
-            }
-            hp.mass[n] = mass_;
-            hp.type[n] = 0;
-            ++n;
-          }
+    const std::uint64_t sites = kind_.basis.size();
+    for (std::uint64_t s = first; s < end; ++s) {
+      const std::size_t n = std::size_t(s - first);
+      const auto& b = kind_.basis[std::size_t(s % sites)];
+      const std::uint64_t cell = s / sites;
+      const std::uint64_t cx = std::uint64_t(plan.cells[0]), cy = std::uint64_t(plan.cells[1]);
+      const std::uint64_t idx[3] = {cell % cx, (cell / cx) % cy, cell / (cx * cy)};
+      for (int d = 0; d < dim; ++d) {
+        hp.x[d][n] = plan.lo[d] + plan.shift[d] + (double(idx[d]) + b[d]) * side[d];
+        hp.v[d][n] = 0.0;
+      }
+      hp.mass[n] = mass_;
+      hp.type[n] = 0;
+    }
     return hp;
   }
 
@@ -282,6 +294,7 @@ class Lattice final : public Generator {
   double mass_;
   std::string fit_;
   bool tell_;
+  bool told_ = false;  // the note was printed (by particles())
 };
 
 FactoryInfo lattice_info() {

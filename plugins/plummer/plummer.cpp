@@ -12,13 +12,17 @@
 // from g(q) = q^2 (1 - q^2)^(7/2) by von Neumann rejection (max g = 0.0918 < 0.1). Position and
 // velocity directions are isotropic and independent. The set is finally moved to its centre-of-mass
 // frame.
+//
+// Particle i draws everything (the rejection loop included) from the stream of its chunk
+// (GenerateContext::stream), and the centre of mass is an exact sum over the block: any range of
+// the block is made on its own, the same particles as in the whole block (each rank of a parallel
+// run makes its part).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "pardyn/compensated.hpp"
 #include "pardyn/generator_support.hpp"
 #include "pardyn/plugin_export.hpp"
 
@@ -52,18 +56,21 @@ class Plummer final : public Generator {
       fail("truncation must lie in (0, 1): it is the fraction of the model's mass that is drawn");
   }
 
+  std::int64_t particles(const GenerateContext&) override { return count_; }
+
+  // Particles [first, end): each draws its radius, direction and speed (the rejection loop included)
+  // from its chunk's stream; the centre of mass and the mean velocity are summed exactly over the
+  // whole block (every rank's range).
   HostParticles generate(const GenerateContext& ctx) override {
     check_dim(ctx.dim);
-    if (!ctx.rng) throw Error("internal: plummer generator called without a random generator");
-    std::mt19937_64& rng = *ctx.rng;
-
-    const std::size_t n = static_cast<std::size_t>(count_);
+    const std::uint64_t n = std::uint64_t(count_);
+    const std::uint64_t first = std::min(ctx.first, n), end = ctx.end(n);
     HostParticles hp(3);
-    hp.resize(n);
+    hp.resize(std::size_t(end - first));
     const double m = total_mass_ / double(n);
     const double v_centre = std::sqrt(2.0 * G_ * total_mass_ / a_);  // escape speed at r = 0
 
-    for (std::size_t i = 0; i < n; ++i) {
+    for_each_particle(ctx, first, end, [&](std::uint64_t i, std::mt19937_64& rng, bool keep) {
       // X = 0 gives r = 0 through pow(0, -2/3) = inf, which is the right limit.
       const double X = truncation_ * uniform01(rng);
       const double r = a_ / std::sqrt(std::pow(X, -2.0 / 3.0) - 1.0);
@@ -78,15 +85,16 @@ class Plummer final : public Generator {
       const double v_esc = v_centre * std::pow(1.0 + (r * r) / (a_ * a_), -0.25);
       double vel[3];
       random_direction(rng, q * v_esc, vel);
-
+      if (!keep) return;
+      const std::size_t k = std::size_t(i - first);
       for (int d = 0; d < 3; ++d) {
-        hp.x[d][i] = pos[d];
-        hp.v[d][i] = vel[d];
+        hp.x[d][k] = pos[d];
+        hp.v[d][k] = vel[d];
       }
-      hp.mass[i] = m;
-      hp.type[i] = 0;
-    }
-    to_centre_of_mass_frame(hp);
+      hp.mass[k] = m;
+      hp.type[k] = 0;
+    });
+    to_centre_of_mass_frame(hp, ctx.comm);
     return hp;
   }
 
@@ -98,19 +106,23 @@ class Plummer final : public Generator {
            "D; set dim = 3, or use generator \"galaxy\" or \"uniform\" in 2D");
   }
 
-  // Equal masses, so the centre of mass is the mean position; the sample's own mean is a random
-  // O(a / sqrt(N)) offset that would otherwise make the sphere drift.
-  static void to_centre_of_mass_frame(HostParticles& hp) {
+  // The sample's own centre of mass is a random O(a / sqrt(N)) offset, and its mean velocity would
+  // make the sphere drift: both are removed, summed exactly over the whole block (comm: the ranks
+  // that hold its other particles), so every cut of the block gives the same particles.
+  static void to_centre_of_mass_frame(HostParticles& hp, Comm* comm) {
     const std::size_t n = hp.size();
-    double mtot = 0;
-    for (std::size_t i = 0; i < n; ++i) mtot += hp.mass[i];
-    for (int d = 0; d < 3; ++d) {
-      CompensatedSum sx, sv;
-      for (std::size_t i = 0; i < n; ++i) {
-        sx.add(hp.mass[i] * hp.x[d][i]);
-        sv.add(hp.mass[i] * hp.v[d][i]);
+    ExactSum sums[7];  // m x, m v per axis; m
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int d = 0; d < 3; ++d) {
+        sums[d].add(hp.mass[i] * hp.x[d][i]);
+        sums[3 + d].add(hp.mass[i] * hp.v[d][i]);
       }
-      const double cx = sx.value() / mtot, cv = sv.value() / mtot;
+      sums[6].add(hp.mass[i]);
+    }
+    reduce(comm, sums, 7);
+    const double mtot = sums[6].value();
+    for (int d = 0; d < 3; ++d) {
+      const double cx = sums[d].value() / mtot, cv = sums[3 + d].value() / mtot;
       for (std::size_t i = 0; i < n; ++i) {
         hp.x[d][i] -= cx;
         hp.v[d][i] -= cv;

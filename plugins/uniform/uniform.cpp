@@ -9,6 +9,11 @@
 // more than about 54.7% (38.4%) of the plane (space) this way, so a request above that fails at
 // once, and one that takes more than max_attempts * count candidates fails with the number it
 // managed to place.
+//
+// Particle i draws from the stream of its chunk (GenerateContext::stream): without min_spacing any
+// range of the block is made on its own (each rank of a parallel run makes its part); with
+// min_spacing a candidate depends on every particle placed before it, so the block is made whole
+// (on every rank: host memory for the whole block at start-up).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -155,21 +160,29 @@ class Uniform final : public Generator {
     check_packing(resolve_region(run.dim, run.box), run.dim);
   }
 
+  // Without a minimum spacing each particle is drawn on its own: any range of the block can be made.
+  // With one, a candidate depends on every particle placed before it: the block is made whole.
+  std::int64_t particles(const GenerateContext&) override {
+    return min_spacing_ == 0 ? count_ : -1;
+  }
+
   HostParticles generate(const GenerateContext& ctx) override {
-    if (!ctx.box || !ctx.rng) throw Error("internal: uniform generator called without box or rng");
+    if (!ctx.box) throw Error("internal: uniform generator called without a box");
     const int dim = ctx.dim;
     const Region region = resolve_region(dim, *ctx.box);
     check_packing(region, dim);
-    std::mt19937_64& rng = *ctx.rng;
 
-    const std::size_t n = std::size_t(count_);
+    const std::uint64_t n = std::uint64_t(count_);
+    // Without a spacing: particles [first, end); with one: the whole block.
+    const std::uint64_t first = min_spacing_ == 0 ? std::min(ctx.first, n) : 0;
+    const std::uint64_t end = min_spacing_ == 0 ? ctx.end(n) : n;
     HostParticles hp(dim);
-    hp.resize(n);
+    hp.resize(std::size_t(end - first));
     std::fill(hp.mass.begin(), hp.mass.end(), mass_);
     std::fill(hp.type.begin(), hp.type.end(), 0);
     for (int d = 0; d < dim; ++d) std::fill(hp.v[d].begin(), hp.v[d].end(), 0.0);
 
-    auto draw = [&](double p[3]) {
+    auto draw = [&](std::mt19937_64& rng, double p[3]) {
       for (int d = 0; d < dim; ++d) {
         p[d] = region.lo[d] + region.length(d) * uniform01(rng);
         // lo + L u can round up to hi; keep the half-open interval so periodic images stay
@@ -179,39 +192,43 @@ class Uniform final : public Generator {
     };
 
     if (min_spacing_ == 0) {
-      double p[3];
-      for (std::size_t i = 0; i < n; ++i) {
-        draw(p);
-        for (int d = 0; d < dim; ++d) hp.x[d][i] = p[d];
-      }
+      // Particle i: dim numbers from its chunk's stream.
+      for_each_particle(ctx, first, end, [&](std::uint64_t i, std::mt19937_64& rng, bool keep) {
+        double p[3];
+        draw(rng, p);
+        if (keep)
+          for (int d = 0; d < dim; ++d) hp.x[d][std::size_t(i - first)] = p[d];
+      });
       return hp;
     }
 
-    Grid grid(region, dim, min_spacing_, n);
+    // Random sequential addition: particle i's candidates come from its chunk's stream, until one
+    // is free.
+    Grid grid(region, dim, min_spacing_, std::size_t(n));
     const double s2 = min_spacing_ * min_spacing_;
     const double budget = double(max_attempts_) * double(n);
     double attempts = 0;
-    std::size_t placed = 0;
-    double p[3] = {0, 0, 0};
-    while (placed < n) {
-      if (attempts >= budget) {
-        const double phi = double(placed) * ball_volume(dim, min_spacing_) / volume(region, dim);
-        fail("placed " + std::to_string(placed) + " of " + std::to_string(n) + " particles after " +
-             format_number(attempts, 12) +
-             " random candidates (max_attempts = " + std::to_string(max_attempts_) +
-             " per particle); at min_spacing = " + format_number(min_spacing_) +
-             " that covers a packing fraction " + format_number(phi, 3) +
-             " of the region, and random placement jams near " +
-             format_number(dim == 2 ? kJamming2D : kJamming3D, 3) +
-             "; lower min_spacing or count, enlarge the region, or raise max_attempts");
+    for_each_particle(ctx, 0, n, [&](std::uint64_t i, std::mt19937_64& rng, bool) {
+      double p[3] = {0, 0, 0};
+      for (;;) {
+        if (attempts >= budget) {
+          const double phi = double(i) * ball_volume(dim, min_spacing_) / volume(region, dim);
+          fail("placed " + std::to_string(i) + " of " + std::to_string(n) + " particles after " +
+               format_number(attempts, 12) +
+               " random candidates (max_attempts = " + std::to_string(max_attempts_) +
+               " per particle); at min_spacing = " + format_number(min_spacing_) +
+               " that covers a packing fraction " + format_number(phi, 3) +
+               " of the region, and random placement jams near " +
+               format_number(dim == 2 ? kJamming2D : kJamming3D, 3) +
+               "; lower min_spacing or count, enlarge the region, or raise max_attempts");
+        }
+        attempts += 1;
+        draw(rng, p);
+        if (grid.free(p, s2)) break;
       }
-      attempts += 1;
-      draw(p);
-      if (!grid.free(p, s2)) continue;
-      for (int d = 0; d < dim; ++d) hp.x[d][placed] = p[d];
+      for (int d = 0; d < dim; ++d) hp.x[d][std::size_t(i)] = p[d];
       grid.insert(p);
-      ++placed;
-    }
+    });
     return hp;
   }
 

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -27,6 +28,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
+#include "pardyn/generator_support.hpp"
 #include "checkpoint.hpp"
 #include "parallel/communicator.hpp"
 
@@ -84,13 +86,54 @@ void register_slow_gravity(Registrar& r) {
         }));
 }
 
-// The built-in plugins and slow_gravity (never destroyed: objects made in tests may outlive
+// --- walk: a generator written against the API without ranges ------------------------------------
+// A random walk: each particle a Gaussian step from the one before, from the block's single stream
+// (ctx.rng) in sequence. It has no particles(), so every rank makes the whole block and keeps its
+// part (what an out-of-tree generator of an older pardyn gets).
+class Walk final : public Generator {
+ public:
+  explicit Walk(std::int64_t count) : count_(count) {}
+  HostParticles generate(const GenerateContext& ctx) override {
+    HostParticles hp(ctx.dim);
+    hp.resize(std::size_t(count_));
+    std::normal_distribution<double> step(0.0, 0.5);
+    double x[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < hp.size(); ++i) {
+      for (int d = 0; d < ctx.dim; ++d) {
+        x[d] += step(*ctx.rng);
+        hp.x[d][i] = x[d];
+        hp.v[d][i] = 0.0;
+      }
+      hp.mass[i] = 1.0 + 0.001 * double(i % 7);
+      hp.type[i] = std::int32_t(i % 2);
+    }
+    return hp;
+  }
+
+ private:
+  std::int64_t count_;
+};
+
+void register_walk(Registrar& r) {
+  FactoryInfo f;
+  f.kind = PluginKind::Generator;
+  f.name = "walk";
+  f.summary = "test generator: a random walk drawn from one stream (no ranges)";
+  f.backends = kBackendAll;
+  f.schema.integer("count", std::nullopt, "number of particles", 1);
+  r.add(std::move(f), Factory<Generator>([](const ParamSet& p, const RunInfo&) {
+          return std::unique_ptr<Generator>(new Walk(p.integer("count")));
+        }));
+}
+
+// The built-in plugins, slow_gravity and walk (never destroyed: objects made in tests may outlive
 // static teardown, as in tests/support.cpp).
 Registry& registry() {
   static Registry* reg = [] {
     auto* r = new Registry;
     r->load_path(Registry::builtin_plugin_dir());
     r->add_in_process(&register_slow_gravity, "tests/mpi/test_mpi.cpp");
+    r->add_in_process(&register_walk, "tests/mpi/test_mpi.cpp (walk)");
     r->throw_if_refused();
     return r;
   }();
@@ -491,6 +534,155 @@ TEST_F(Rank, DomainAndRingTogetherMatchOneRank) {
   parallel_matches_serial(scenario("lj_gravity_domain_and_ring"), kDomain);
 }
 
+// --- Generation: each rank makes its part ----------------------------------------------------------
+// A run on all ranks makes the same particles by id as one rank (opt.serial), bit for bit:
+// positions, velocities, masses and types, ids 0 .. N-1 once each. And no rank's host held more
+// particles than it should while they were made: with a generator that makes ranges, its own block
+// of ids alone (ring), or at most twice the larger of that and its final share (the exchange by
+// position); a block made whole (a file, a generator without ranges) is held whole.
+
+struct Gen {
+  std::int64_t id;
+  double x[3], v[3], mass;
+  std::int32_t type;
+};
+
+std::vector<Gen> generated(Simulation& sim) {
+  HostParticles hp(sim.run_info().dim);
+  sim.store().download(hp, ParticleStore::kPosition | ParticleStore::kVelocity |
+                               ParticleStore::kMass | ParticleStore::kType | ParticleStore::kId);
+  std::vector<Gen> out(hp.size());
+  for (std::size_t i = 0; i < hp.size(); ++i) {
+    Gen g{};
+    g.id = hp.id[i];
+    for (int d = 0; d < hp.dim; ++d) {
+      g.x[d] = hp.x[d][i];
+      g.v[d] = hp.v[d][i];
+    }
+    g.mass = hp.mass[i];
+    g.type = hp.type[i];
+    out[i] = g;
+  }
+  return out;
+}
+
+// What this rank's host may hold at most while the particles are made (see above); Blocks: several
+// blocks, whose parts are copied one by one into the rank's block of ids (allocated once).
+enum class Holds { OwnBlock, Blocks, Exchanged, Whole };
+
+void generation_matches_serial(const std::string& toml, Holds holds,
+                               const std::string& csv = std::string()) {
+  const std::string dir = shared_dir();
+  if (rank() == 0 && !csv.empty()) std::ofstream(dir + "/particles.csv") << csv;
+  const Scenario sc = load(dir, toml);
+  RunOptions opt;
+  opt.quiet = true;
+  opt.check_only = true;
+  opt.output = dir + "/parallel";
+  Simulation par(sc, registry(), opt);
+  const Simulation::SetupStats st = par.setup_stats();
+  switch (holds) {
+    case Holds::OwnBlock:
+      EXPECT_EQ(st.whole, 0u);
+      EXPECT_EQ(st.share, st.generated);
+      EXPECT_LE(st.peak, st.generated) << "rank " << rank();
+      break;
+    case Holds::Blocks:
+      EXPECT_EQ(st.whole, 0u);
+      EXPECT_LE(st.peak, 2 * st.generated) << "rank " << rank();
+      break;
+    case Holds::Exchanged:
+      EXPECT_EQ(st.whole, 0u);
+      EXPECT_LE(st.peak, 2 * std::max(st.generated, st.share)) << "rank " << rank();
+      EXPECT_GT(st.sent + st.received, 0u) << "rank " << rank() << ": nothing was exchanged";
+      break;
+    case Holds::Whole: EXPECT_GT(st.whole, 0u); break;
+  }
+  std::vector<char> bytes(sizeof(Gen) * par.store().size());
+  const std::vector<Gen> mine = generated(par);
+  if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+  const auto all = comm()->gather(bytes);
+  double counts[2] = {double(st.generated), double(st.peak)};
+  comm()->max(counts, 2);
+  if (rank() != 0) return;
+  RunOptions one = opt;
+  one.serial = true;
+  one.output = dir + "/serial";
+  Simulation ser(sc, registry(), one);
+  const std::vector<Gen> ref = generated(ser);
+  std::map<std::int64_t, Gen> by_id;
+  for (const auto& b : all)
+    for (std::size_t k = 0; k < b.size() / sizeof(Gen); ++k) {
+      Gen g;
+      std::memcpy(&g, b.data() + k * sizeof(Gen), sizeof g);
+      EXPECT_TRUE(by_id.emplace(g.id, g).second) << "id " << g.id << " twice";
+    }
+  ASSERT_EQ(by_id.size(), ref.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const Gen& s = ref[i];
+    EXPECT_EQ(s.id, std::int64_t(i)) << "the serial run's ids are 0 .. N-1 in order";
+    auto it = by_id.find(s.id);
+    ASSERT_NE(it, by_id.end()) << "id " << s.id << " missing";
+    const Gen& p = it->second;
+    bool same = p.mass == s.mass && p.type == s.type;
+    for (int d = 0; d < sc.dim; ++d) same = same && p.x[d] == s.x[d] && p.v[d] == s.v[d];
+    if (!same && differ++ < 3)
+      ADD_FAILURE() << "id " << s.id << ": x " << p.x[0] << " vs " << s.x[0] << ", v " << p.v[0]
+                    << " vs " << s.v[0] << ", mass " << p.mass << " vs " << s.mass << ", type "
+                    << p.type << " vs " << s.type;
+  }
+  EXPECT_EQ(differ, 0u) << "particles that differ from one rank's";
+  const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::printf(
+      "[ measured ] %s on %d ranks: %zu particles, at most %.0f generated and %.0f held "
+      "by a rank\n",
+      t->name(), ranks(), ref.size(), counts[0], counts[1]);
+  std::fflush(stdout);
+}
+
+TEST_F(Rank, GenerateUniformRingMatchesOneRankAndHoldsItsBlock) {
+  generation_matches_serial(scenario("gen_uniform_ring"), Holds::OwnBlock);
+}
+
+TEST_F(Rank, GenerateLatticeDomainMatchesOneRank) {
+  generation_matches_serial(scenario("gen_lattice_domain"), Holds::Exchanged);
+}
+
+TEST_F(Rank, GeneratePlummerRingWithRankWeightsMatchesOneRank) {
+  std::string toml = scenario("gen_plummer_ring");
+  toml.insert(toml.find("threads"), "rank_weights = " + weights_for(ranks()) + "\n");
+  generation_matches_serial(toml, Holds::OwnBlock);
+}
+
+TEST_F(Rank, GenerateTwoGalaxiesRingMatchesOneRank) {
+  generation_matches_serial(scenario("gen_galaxy_blocks_ring"), Holds::Blocks);
+}
+
+TEST_F(Rank, GenerateGalaxy2DDomainMatchesOneRank) {
+  generation_matches_serial(scenario("gen_galaxy_2d_domain"), Holds::Exchanged);
+}
+
+TEST_F(Rank, GenerateFromFileDomainMatchesOneRank) {
+  std::string csv = "x,y,z,vx,vy,vz,mass,type\n";
+  std::mt19937_64 g(9);
+  for (int i = 0; i < 6000; ++i) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g,0.1,0,0,%g,%d\n", 15.0 * uniform01(g),
+                  15.0 * uniform01(g), 15.0 * uniform01(g), 1.0 + (i % 3), i % 2);
+    csv += line;
+  }
+  generation_matches_serial(scenario("gen_file_domain"), Holds::Whole, csv);
+}
+
+TEST_F(Rank, GenerateUniformWithMinimumSpacingRingMatchesOneRank) {
+  generation_matches_serial(scenario("gen_min_spacing_ring"), Holds::Whole);
+}
+
+TEST_F(Rank, GenerateWithAGeneratorWithoutRangesMatchesOneRank) {
+  generation_matches_serial(scenario("gen_old_api_ring"), Holds::Whole);
+}
+
 // --- What a parallel run refuses -------------------------------------------------------------------
 
 // --- The tree on several ranks (locally essential trees) ----------------------------------------
@@ -520,6 +712,13 @@ double force_error(const std::vector<Rec>& got, const std::vector<Rec>& exact, i
 // sees its own particles and what the others' trees sent, accepted with the same opening test),
 // and the short run must go on as the serial one does. PARDYN_MPI_TEST_BACKEND=cuda runs it on
 // the GPU (the device machine).
+// The particles a scenario's blocks make (their counts).
+std::size_t sc_count(const Scenario& sc) {
+  std::size_t n = 0;
+  for (const auto& b : sc.particles) n += std::size_t(b.params.integer("count"));
+  return n;
+}
+
 // Forces at the start (measure() evaluates them) and the thermo after the run.
 Outcome forces_then_run(const Scenario& sc, const std::string& out, bool serial) {
   RunOptions opt;
@@ -530,6 +729,15 @@ Outcome forces_then_run(const Scenario& sc, const std::string& out, bool serial)
   Outcome o;
   o.thermo_start = sim.measure();
   o.start = records(sim);
+  // The exchange must have sent fewer sources than the other ranks' particles (else every remote
+  // particle came whole and the test would show nothing of the pseudo-particles).
+  if (!serial) {
+    double remote = double(sc_count(sc)) - double(o.start.size());
+    EXPECT_LT(double(sim.tree_sources_received()), remote)
+        << "rank " << rank() << " received every particle of the others";
+    std::printf("[ measured ] rank %d: %zu owned, %zu sources received of %.0f remote particles\n",
+                rank(), o.start.size(), sim.tree_sources_received(), remote);
+  }
   sim.run();
   o.thermo_end = sim.measure();
   return o;

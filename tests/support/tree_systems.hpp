@@ -24,6 +24,7 @@ inline HostParticles plummer(const Registry& reg, std::size_t n, unsigned seed) 
   std::mt19937_64 rng(seed);
   Box box;
   GenerateContext ctx{3, &box, &rng, "."};
+  ctx.seed = seed;  // the generator's chunk streams
   HostParticles hp = gen->generate(ctx);
   hp.type.assign(hp.size(), 0);
   hp.id.resize(hp.size());

@@ -1,17 +1,22 @@
-// Helpers for generator plugins: portable random numbers, number formatting for messages, and the
-// region a generator fills.
+// Helpers for generator plugins: portable random numbers, number formatting for messages, the
+// region a generator fills, and what a generator that makes a range of its block needs (the chunk
+// streams' loop, sums and orders over the ranks that make the block together).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pardyn/box.hpp"
 #include "pardyn/core.hpp"
+#include "pardyn/exact_sum.hpp"
+#include "pardyn/plugin.hpp"
 
 namespace pardyn {
 
@@ -60,6 +65,80 @@ inline Region resolve_region(int dim, const Box& box, const std::vector<double>&
                 std::abs(r.hi[d] - box.hi[d]) <= tol;
   }
   return r;
+}
+
+// Runs draw(i, rng, keep) for the particles i of [first, end) of a block, in order, with rng the
+// stream of i's chunk (ctx.stream(i / kGenerateChunk)). The particles of a chunk draw from its stream
+// one after another, so a range that starts inside a chunk first replays the chunk's earlier
+// particles: draw is called for them with keep = false and must draw exactly what it draws for a
+// kept particle (rejected candidates included), storing nothing. Particle i then gets the same
+// numbers in every range that holds it.
+template <class Draw>
+void for_each_particle(const GenerateContext& ctx, std::uint64_t first, std::uint64_t end,
+                       Draw&& draw) {
+  std::uint64_t i = first - first % kGenerateChunk;
+  while (i < end) {
+    const std::uint64_t chunk = i / kGenerateChunk;
+    std::mt19937_64 rng = ctx.stream(chunk);
+    const std::uint64_t stop = std::min(end, (chunk + 1) * kGenerateChunk);
+    for (; i < stop; ++i) draw(i, rng, i >= first);
+  }
+}
+
+// Sums over the ranks of comm (null: this process alone, nothing to add): afterwards every rank
+// holds the total of every rank's sums[k], the same bits on every rank and for every cut.
+inline void reduce(Comm* comm, ExactSum* sums, std::size_t n) {
+  if (!comm || n == 0) return;
+  std::vector<std::int64_t> w(n * ExactSum::kWords);
+  for (std::size_t k = 0; k < n; ++k) {
+    sums[k].normalise();
+    std::copy(sums[k].words(), sums[k].words() + ExactSum::kWords,
+              w.begin() + std::ptrdiff_t(k * ExactSum::kWords));
+  }
+  comm->sum(w.data(), w.size());
+  for (std::size_t k = 0; k < n; ++k)
+    std::copy(w.begin() + std::ptrdiff_t(k * ExactSum::kWords),
+              w.begin() + std::ptrdiff_t((k + 1) * ExactSum::kWords), sums[k].words());
+}
+
+// A key of a global order: a value, ties broken by the particle's index in the block (distinct).
+struct OrderKey {
+  double value;
+  std::uint64_t index;
+  bool operator<(const OrderKey& o) const {
+    return value < o.value || (value == o.value && index < o.index);
+  }
+};
+
+// For each of this rank's keys, how many keys of all ranks of comm (this one's included) come before
+// it: its place in the order of the whole block, as a stable sort of the whole block by value would
+// give it. Each rank's sorted keys travel once around the ring of ranks (K - 1 exchanges with
+// alltoallv); memory: twice the largest rank's keys. comm null: this process's keys alone.
+inline std::vector<std::uint64_t> count_before(Comm* comm, const std::vector<OrderKey>& mine) {
+  std::vector<OrderKey> sorted(mine);
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::uint64_t> out(mine.size(), 0);
+  auto count_in = [&](const OrderKey* b, const OrderKey* e) {
+    for (std::size_t k = 0; k < mine.size(); ++k)
+      out[k] += std::uint64_t(std::lower_bound(b, e, mine[k]) - b);
+  };
+  count_in(sorted.data(), sorted.data() + sorted.size());
+  if (!comm || comm->size() < 2) return out;
+  const int ranks = comm->size(), me = comm->rank();
+  std::vector<char> travelling(sorted.size() * sizeof(OrderKey));
+  if (!sorted.empty()) std::memcpy(travelling.data(), sorted.data(), travelling.size());
+  sorted = std::vector<OrderKey>();
+  std::vector<OrderKey> keys;
+  for (int step = 1; step < ranks; ++step) {
+    std::vector<std::vector<char>> send(static_cast<std::size_t>(ranks));
+    send[std::size_t((me + 1) % ranks)] = std::move(travelling);
+    auto got = comm->alltoallv(std::move(send));
+    travelling = std::move(got[std::size_t((me + ranks - 1) % ranks)]);
+    keys.resize(travelling.size() / sizeof(OrderKey));
+    if (!keys.empty()) std::memcpy(keys.data(), travelling.data(), travelling.size());
+    count_in(keys.data(), keys.data() + keys.size());
+  }
+  return out;
 }
 
 }  // namespace pardyn

@@ -31,8 +31,14 @@ class Comm {
   // In place, over all ranks: element-wise sums and maxima.
   virtual void sum(double* values, std::size_t n) = 0;
   virtual void max(double* values, std::size_t n) = 0;
+  // In place, over all ranks: element-wise sums of 64-bit integers (exact; ExactSum's reduction).
+  virtual void sum(std::int64_t* values, std::size_t n) = 0;
   // Rank 0 gets every rank's bytes, in rank order (its own first); the other ranks get nothing.
   virtual std::vector<std::vector<char>> gather(const std::vector<char>& mine) = 0;
+  // Every rank sends send[r] to rank r (send has size() entries, any of them empty) and gets, in
+  // rank order, the bytes each rank sent it (its own send[rank()] among them, moved, not copied).
+  // Pass the messages with std::move: they are freed once sent.
+  virtual std::vector<std::vector<char>> alltoallv(std::vector<std::vector<char>> send) = 0;
   virtual void barrier() = 0;
 };
 
@@ -307,18 +313,68 @@ class Modifier {
   virtual void load(StateIn&, StepContext&) {}
 };
 
+// ---------------------------------------------------------------------------------------------------
+// Generators (docs/plugins.md, "Generators"). A [[particles]] block's particles are numbered 0 .. n-1
+// and fall into chunks of kGenerateChunk; the random numbers of the particles of chunk c come from a
+// stream of their own, seeded from ([simulation] seed, block index, c), consumed by the chunk's
+// particles one after another. Particle i then gets the same numbers however the block is cut
+// between ranks: each rank of a parallel run makes only its range of the block.
+constexpr std::uint64_t kGenerateChunk = 4096;
+// The streams of a block: purpose 0 is the generator's, 1 the thermal velocities the framework adds
+// (the block's `temperature`).
+inline std::mt19937_64 chunk_stream(std::uint64_t seed, std::uint64_t block, std::uint64_t chunk,
+                                    std::uint32_t purpose) {
+  auto lo = [](std::uint64_t v) { return std::uint32_t(v & 0xffffffffu); };
+  auto hi = [](std::uint64_t v) { return std::uint32_t(v >> 32); };
+  // std::seed_seq and the Mersenne twister's seeding from it are specified by the standard: the
+  // same streams with every standard library.
+  std::seed_seq seq{lo(seed),  hi(seed),  lo(block), hi(block),
+                    lo(chunk), hi(chunk), purpose,   std::uint32_t(0x70617267u)};
+  return std::mt19937_64(seq);
+}
+
 struct GenerateContext {
   int dim = 3;
   const Box* box = nullptr;
+  // One stream for the whole block, drawn in sequence: for generators that make their block at once
+  // (particles() < 0). A generator that makes ranges draws from stream(chunk) instead.
   std::mt19937_64* rng = nullptr;
   std::string base_dir;  // folder of the scenario file
+  // The range to make, indices of the block: [first, first + count), clipped to the block (the
+  // default count: to its end). Only for generators whose particles() gives the block's size; the
+  // others make the whole block and the framework keeps each rank's part.
+  std::uint64_t first = 0;
+  std::uint64_t count = ~std::uint64_t(0);
+  // Where the streams come from: [simulation] seed and the index of the [[particles]] block.
+  std::uint64_t seed = 1;
+  std::uint64_t block = 0;
+  // The ranks that make the block together, each its own range: what is summed over the whole block
+  // (a centre of mass) is summed over them (ExactSum and reduce(), generator_support.hpp). generate()
+  // is then called on every rank, also for an empty range, and its collective calls must come in
+  // the same order on every rank. Null when this process makes the block alone (a serial run, a
+  // generator without particles()).
+  Comm* comm = nullptr;
+
+  // The generator's stream of chunk `chunk` (particles chunk * kGenerateChunk onwards).
+  std::mt19937_64 stream(std::uint64_t chunk) const { return chunk_stream(seed, block, chunk, 0); }
+  // The end of the range in a block of n particles.
+  std::uint64_t end(std::uint64_t n) const {
+    const std::uint64_t f = first < n ? first : n;
+    return count < n - f ? f + count : n;
+  }
 };
 
 class Generator {
  public:
   virtual ~Generator() = default;
-  // Positions, velocities, masses (and types, if the generator sets them) in double.
+  // Positions, velocities, masses (and types, if the generator sets them) in double: particles
+  // [ctx.first, ctx.end(n)) of the block when particles() gives its size n, else the whole block.
   virtual HostParticles generate(const GenerateContext& ctx) = 0;
+  // The number of particles the block makes, known before any is made (ctx: dim, box, base_dir, seed,
+  // block), or -1 (the default): the generator then makes its whole block at once, on every rank of a
+  // parallel run, which costs host memory for the whole block at start-up (a file reader, a
+  // sequential algorithm such as uniform's minimum spacing).
+  virtual std::int64_t particles(const GenerateContext&) { return -1; }
 };
 
 // Global quantities at an observation step.
@@ -414,7 +470,7 @@ class Registrar {
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 9;
+constexpr std::uint32_t kPluginAbi = 10;
 
 struct PluginDescriptor {
   std::uint32_t abi;

@@ -62,6 +62,11 @@ bool built_with_mpi();
 struct QuietError : Error {
   QuietError() : Error("") {}
 };
+// What agree_status throws on rank 0: an error every rank already knows of (the others throw
+// QuietError). An agree() around it passes it on without another round, so that phases may nest.
+struct AgreedError : Error {
+  using Error::Error;
+};
 template <class F>
 void agree(Communicator* comm, F&& phase);
 void agree_status(Communicator* comm, const std::string& error);  // "" = fine
@@ -80,6 +85,8 @@ void agree(Communicator* comm, F&& phase) {
   try {
     phase();
   } catch (const QuietError&) {
+    throw;
+  } catch (const AgreedError&) {
     throw;
   } catch (const Error& e) {
     err = e.what();

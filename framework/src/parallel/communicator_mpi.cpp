@@ -66,6 +66,9 @@ class MpiComm final : public Communicator {
   void max(double* v, std::size_t n) override {
     MPI_Allreduce(MPI_IN_PLACE, v, int(n), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
+  void sum(std::int64_t* v, std::size_t n) override {
+    MPI_Allreduce(MPI_IN_PLACE, v, int(n), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
 
   std::vector<std::vector<char>> gather(const std::vector<char>& mine) override {
@@ -86,6 +89,31 @@ class MpiComm final : public Communicator {
       isend(mine.data(), mine.size(), 0, kGatherTag)->wait();
     }
     return out;
+  }
+
+  std::vector<std::vector<char>> alltoallv(std::vector<std::vector<char>> send) override {
+    if (send.size() != std::size_t(size_))
+      throw Error("internal: alltoallv needs one message per rank");
+    const std::size_t ranks = static_cast<std::size_t>(size_);
+    std::vector<std::uint64_t> out_len(ranks), in_len(ranks);
+    for (int r = 0; r < size_; ++r) out_len[std::size_t(r)] = send[std::size_t(r)].size();
+    MPI_Alltoall(out_len.data(), 1, MPI_UINT64_T, in_len.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    std::vector<std::vector<char>> got(ranks);
+    std::vector<std::unique_ptr<Request>> reqs;
+    for (int r = 0; r < size_; ++r) {
+      const std::size_t k = std::size_t(r);
+      if (r == rank_ || in_len[k] == 0) continue;
+      got[k].resize(in_len[k]);
+      reqs.push_back(irecv(got[k].data(), in_len[k], r, kAlltoallTag));
+    }
+    for (int r = 0; r < size_; ++r) {
+      const std::size_t k = std::size_t(r);
+      if (r == rank_ || send[k].empty()) continue;
+      reqs.push_back(isend(send[k].data(), send[k].size(), r, kAlltoallTag));
+    }
+    got[std::size_t(rank_)] = std::move(send[std::size_t(rank_)]);
+    for (auto& q : reqs) q->wait();
+    return got;
   }
 
   std::unique_ptr<Request> isend(const void* data, std::size_t bytes, int dest, int tag) override {
@@ -124,6 +152,7 @@ class MpiComm final : public Communicator {
 
  private:
   static constexpr int kGatherTag = 7001;
+  static constexpr int kAlltoallTag = 7003;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   bool device_aware_ = false;
   std::vector<int> node_of_;
@@ -177,7 +206,7 @@ void agree_status(Communicator* comm, const std::string& error) {
   if (first < 0) return;
   // The first failing rank's message travels to rank 0, which reports it.
   if (first == 0) {
-    if (comm->rank() == 0) throw Error(error);
+    if (comm->rank() == 0) throw AgreedError(error);
     throw QuietError();
   }
   constexpr int kTag = 7002;
@@ -192,7 +221,7 @@ void agree_status(Communicator* comm, const std::string& error) {
     comm->irecv(&len, sizeof len, first, kTag)->wait();
     std::string msg(len, '\0');
     comm->irecv(msg.data(), len, first, kTag)->wait();
-    throw Error("rank " + std::to_string(first) + ": " + msg);
+    throw AgreedError("rank " + std::to_string(first) + ": " + msg);
   }
   throw QuietError();
 }
@@ -206,9 +235,9 @@ void check_same(Communicator* comm, const std::string& what, const std::string& 
   for (int r = 1; r < n; ++r)
     if (all[std::size_t(r)] != all[0]) {
       if (comm->rank() != 0) throw QuietError();
-      throw Error("rank " + std::to_string(r) + " has a different " + what + " than rank 0" +
-                  (what == "pardyn build" ? " (rank 0: " + value + ")" : std::string("")) + "; " +
-                  advice);
+      throw AgreedError("rank " + std::to_string(r) + " has a different " + what + " than rank 0" +
+                        (what == "pardyn build" ? " (rank 0: " + value + ")" : std::string("")) +
+                        "; " + advice);
     }
 }
 

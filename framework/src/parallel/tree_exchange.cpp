@@ -224,6 +224,21 @@ class Sources {
   std::vector<double> v_;
 };
 
+// Node i as its descendants `levels` below it (or its particles, where it ends sooner; with
+// `particles`, always its particles), each as its mass at its centre of mass.
+void add_below(const HostTree& h, std::size_t i, int levels, Sources& out, bool particles) {
+  const TreeLinks& l = h.links[i];
+  if (l.nchild == 0 || particles) {
+    for (std::int32_t j = l.begin; j < l.end; ++j)
+      out.add(&h.src[4 * std::size_t(j)], h.src[4 * std::size_t(j) + 3], h.type[std::size_t(j)]);
+  } else if (levels == 0) {
+    out.add(&h.com[4 * i], h.com[4 * i + 3], 0);
+  } else {
+    for (std::int32_t c = l.child; c < l.child + l.nchild; ++c)
+      add_below(h, std::size_t(c), levels - 1, out, false);
+  }
+}
+
 // What of h the targets inside b need: accepted nodes as pseudo-particles, opened leaves' particles.
 void essential(const HostTree& h, const Region& b, Sources& out) {
   if (h.links.empty() || b[0].box.empty()) return;
@@ -235,22 +250,14 @@ void essential(const HostTree& h, const Region& b, Sources& out) {
     if (!near(&h.com[4 * i], h.rcrit2[i], b, h.dim, scratch)) {
       // Monopole trees: the receiving rank's tree groups the pseudo-particles with its own
       // particles, and a point hides the extent of the node it stands for, so its error would
-      // add to the receiving node's; the node's children (or particles) are sent instead, which
-      // keeps the parallel error the serial one (measured: 2D log, theta 0.6, 2 ranks: 1.37e-3
-      // RMS with the node itself, against 0.94e-3 on one rank).
+      // add to the receiving node's; the node's descendants two levels down (or its particles)
+      // are sent instead (measured, 2D log, theta 0.6: the node itself gave 1.5x one rank's RMS
+      // force error on 2 ranks, its children 1.3x on 3).
       const TreeLinks& l = h.links[i];
       // A node of at most 2 dim particles: those, exact and no more points.
-      if (h.quad && l.end - l.begin <= 2 * h.dim)
-        for (std::int32_t j = l.begin; j < l.end; ++j)
-          out.add(&h.src[4 * std::size_t(j)], h.src[4 * std::size_t(j) + 3],
-                  h.type[std::size_t(j)]);
+      if (h.quad && l.end - l.begin <= 2 * h.dim) add_below(h, i, 0, out, true);
       else if (h.quad) out.add_node(h, i);
-      else if (l.nchild == 0)
-        for (std::int32_t j = l.begin; j < l.end; ++j)
-          out.add(&h.src[4 * std::size_t(j)], h.src[4 * std::size_t(j) + 3],
-                  h.type[std::size_t(j)]);
-      else
-        for (std::int32_t c = l.child; c < l.child + l.nchild; ++c) out.add_node(h, std::size_t(c));
+      else add_below(h, i, 2, out, false);
       continue;
     }
     const TreeLinks& l = h.links[i];
@@ -371,6 +378,21 @@ ParticleStore& TreeExchange::prepare(ParticleStore& s, Scheme& scheme, const Box
   return *work_;
 }
 
+namespace {
+// The Morton key of position i in the cube [lo, lo + side)^dim (21 bits per axis in 3D, 31 in 2D).
+std::uint64_t morton_key(const std::vector<double>* x, std::size_t i, const double* lo, double side,
+                         int dim) {
+  const int bits = dim == 3 ? 21 : 31;
+  const double top = double((1ULL << bits) - 1), scale = top / side;
+  std::uint64_t c[3] = {0, 0, 0}, key = 0;
+  for (int d = 0; d < dim; ++d)
+    c[d] = std::uint64_t(std::clamp((x[d][i] - lo[d]) * scale, 0.0, top));
+  for (int b = bits - 1; b >= 0; --b)
+    for (int d = dim - 1; d >= 0; --d) key = (key << 1) | ((c[d] >> b) & 1);
+  return key;
+}
+}  // namespace
+
 std::vector<std::size_t> morton_order(const std::vector<double>* x, int dim, std::size_t n) {
   double lo[3] = {0, 0, 0}, side = 0;
   for (int d = 0; d < dim; ++d) {
@@ -380,22 +402,67 @@ std::vector<std::size_t> morton_order(const std::vector<double>* x, int dim, std
     side = std::max(side, *mm.second - *mm.first);
   }
   if (!(side > 0)) side = 1;
-  const int bits = dim == 3 ? 21 : 31;
-  const double scale = double((1ULL << bits) - 1) / side;
   std::vector<std::pair<std::uint64_t, std::size_t>> keys(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t key = 0;
-    std::uint64_t c[3] = {0, 0, 0};
-    for (int d = 0; d < dim; ++d)
-      c[d] = std::uint64_t(std::clamp((x[d][i] - lo[d]) * scale, 0.0, double((1ULL << bits) - 1)));
-    for (int b = bits - 1; b >= 0; --b)
-      for (int d = dim - 1; d >= 0; --d) key = (key << 1) | ((c[d] >> b) & 1);
-    keys[i] = {key, i};
-  }
+  for (std::size_t i = 0; i < n; ++i) keys[i] = {morton_key(x, i, lo, side, dim), i};
   std::sort(keys.begin(), keys.end());
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].second;
   return order;
+}
+
+std::vector<int> morton_owners(const std::vector<double>* x, int dim, std::size_t n,
+                               Communicator& comm, std::vector<double> weights) {
+  const int K = comm.size();
+  // The bounding cube of every rank's particles.
+  double ext[6];
+  for (int d = 0; d < 3; ++d) {
+    ext[d] = ext[3 + d] = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; d < dim && i < n; ++i) {
+      ext[d] = std::max(ext[d], -x[d][i]);
+      ext[3 + d] = std::max(ext[3 + d], x[d][i]);
+    }
+  }
+  comm.max(ext, 6);
+  double lo[3] = {0, 0, 0}, side = 0;
+  for (int d = 0; d < dim; ++d) {
+    lo[d] = std::isfinite(ext[d]) ? -ext[d] : 0.0;
+    side = std::max(side, ext[3 + d] - lo[d]);
+  }
+  if (!(side > 0) || !std::isfinite(side)) side = 1;
+  std::vector<std::uint64_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = morton_key(x, i, lo, side, dim);
+  // Splitters from a sample of every rank's sorted keys, each sample standing for n / S particles.
+  constexpr std::size_t S = 1024;
+  struct Sample {
+    std::uint64_t key;
+    double weight;
+  };
+  std::vector<std::uint64_t> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  std::array<Sample, S> mine{};
+  const std::size_t s = std::min(S, n);
+  for (std::size_t k = 0; k < S; ++k)
+    mine[k] = k < s ? Sample{sorted[(2 * k + 1) * n / (2 * s)], double(n) / double(s)}
+                    : Sample{~std::uint64_t(0), 0.0};
+  std::vector<Sample> all(static_cast<std::size_t>(K) * S);
+  comm.allgather(mine.data(), sizeof mine, all.data());
+  std::sort(all.begin(), all.end(), [](const Sample& a, const Sample& b) { return a.key < b.key; });
+  if (weights.empty()) weights.assign(static_cast<std::size_t>(K), 1.0);
+  double wsum = 0, total = 0;
+  for (double w : weights) wsum += w;
+  for (const Sample& a : all) total += a.weight;
+  std::vector<std::uint64_t> split;  // rank r keeps keys in (split[r - 1], split[r]]
+  double acc = 0, goal = 0;
+  std::size_t j = 0;
+  for (int r = 0; r + 1 < K; ++r) {
+    goal += total * weights[std::size_t(r)] / wsum;
+    while (j < all.size() && acc + all[j].weight <= goal) acc += all[j++].weight;
+    split.push_back(j == 0 ? 0 : all[j - 1].key);
+  }
+  std::vector<int> owner(n);
+  for (std::size_t i = 0; i < n; ++i)
+    owner[i] = int(std::lower_bound(split.begin(), split.end(), keys[i]) - split.begin());
+  return owner;
 }
 
 }  // namespace pardyn::parallel

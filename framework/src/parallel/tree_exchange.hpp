@@ -56,5 +56,11 @@ class TreeExchange {
 // n positions) sorted along a Morton curve of their bounding cube, ties by index. Rank r of K keeps
 // a contiguous run of it.
 std::vector<std::size_t> morton_order(const std::vector<double>* x, int dim, std::size_t n);
+// The same order when each rank holds some of the particles: the rank each of this rank's n
+// particles goes to, from splitters of the Morton keys in the bounding cube of all ranks'
+// particles, placed by a sample of every rank's keys (1024 each) so that the ranks get shares in
+// proportion to `weights` (empty: equal), to within the sample's resolution. All ranks together.
+std::vector<int> morton_owners(const std::vector<double>* x, int dim, std::size_t n,
+                               Communicator& comm, std::vector<double> weights);
 
 }  // namespace pardyn::parallel

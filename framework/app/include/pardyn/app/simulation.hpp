@@ -82,6 +82,9 @@ std::vector<std::pair<std::string, double>> thermo_columns(const Thermo& t, cons
 
 class Simulation final : public StepContext {
  public:
+  // Parallel runs with a tree term: the sources this rank received at the last evaluation (the
+  // other ranks' particles and pseudo-particles; 0 without a tree exchange).
+  std::size_t tree_sources_received() const;
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);
   ~Simulation() override;
 
@@ -152,6 +155,15 @@ class Simulation final : public StepContext {
 
   // Computes the forces (and energies) now and returns the global quantities: for tests.
   Thermo measure();
+  // What making the particles held on this rank's host (for tests; PARDYN_PARALLEL_STATS prints it),
+  // in particles: the part of the run it generated (ids [first, first + generated)), its share
+  // after the exchange by position (domain decomposition), the most particles its host arrays held
+  // at once while they were made and distributed, the particles it sent to and received from other
+  // ranks, and those of blocks made whole (generators without ranges) on it.
+  struct SetupStats {
+    std::size_t first = 0, generated = 0, share = 0, peak = 0, sent = 0, received = 0, whole = 0;
+  };
+  const SetupStats& setup_stats() const { return setup_stats_; }
 
   // StepContext
   ParticleStore& store() override { return *store_; }
@@ -197,6 +209,9 @@ class Simulation final : public StepContext {
   void generate(const Scenario& sc, const Registry& registry);
   // Keeps this rank's share of the generated particles (parallel runs).
   void distribute(HostParticles& all);
+  // Domain decomposition: sends each of this rank's particles to the rank whose sub-box holds it
+  // (all ranks together); ids stay in increasing order.
+  void exchange_by_position(HostParticles& mine);
   // Moves particles between ranks so that rank r holds a contiguous share proportional to
   // weights[r] (all-pairs ring; all ranks call it).
   void redistribute(const std::vector<double>& weights);
@@ -318,6 +333,7 @@ class Simulation final : public StepContext {
   bool morton_ = false;
   std::size_t n_global_ = 0;
   bool time_ring_ = false;
+  SetupStats setup_stats_;
 };
 
 }  // namespace pardyn
