@@ -76,6 +76,7 @@ inline Region resolve_region(int dim, const Box& box, const std::vector<double>&
 template <class Draw>
 void for_each_particle(const GenerateContext& ctx, std::uint64_t first, std::uint64_t end,
                        Draw&& draw) {
+  if (first >= end) return;
   std::uint64_t i = first - first % kGenerateChunk;
   while (i < end) {
     const std::uint64_t chunk = i / kGenerateChunk;
