@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "pardyn/app/backend.hpp"
 #include "pardyn/cell_list.hpp"
@@ -228,6 +229,55 @@ TEST(CellList, PeriodicAxesWithFewerThanThreeCells) {
          Precision::Double, box);
   EXPECT_LT(diff(cl.compute(), ref).acc, 1e-12);
   EXPECT_EQ(cl.cells().cells[0], 1);
+}
+
+// The stencil walk of cell_list.hpp, in which every stencil traversal sums: axis 2 outermost, axis 0
+// innermost, periodic coordinates wrapped, walled and open ones clamped, a periodic axis of fewer
+// than 2 rings + 1 cells walked whole (each cell once).
+TEST(CellList, StencilVisitsTheNeighbourCellsInItsOrder) {
+  CellList g;
+  g.dim = 3;
+  g.cells[0] = 5, g.cells[1] = 3, g.cells[2] = 4;
+  g.periodic[0] = true, g.periodic[1] = false, g.periodic[2] = true;
+  g.ncells = 5 * 3 * 4;
+  auto walk = [&](const int(&c)[3], int rings) {
+    std::vector<std::size_t> v;
+    for_each_stencil_cell<3>(g, c, rings, [&](std::size_t cell) { v.push_back(cell); });
+    return v;
+  };
+  auto block = [&](std::vector<int> xs, std::vector<int> ys, std::vector<int> zs) {
+    std::vector<std::size_t> v;
+    for (int z : zs)
+      for (int y : ys)
+        for (int x : xs) v.push_back(g.cell_index(x, y, z));
+    return v;
+  };
+  // One ring around (0, 0, 3): x wraps below 0 to 4, y stops at the wall, z wraps above 3 to 0.
+  EXPECT_EQ(walk({0, 0, 3}, 1), block({4, 0, 1}, {0, 1}, {2, 3, 0}));
+  // Two rings around (0, 1, 1): x (5 cells) reaches -2 .. 2, z (4 < 5 cells) is walked whole.
+  EXPECT_EQ(walk({0, 1, 1}, 2), block({3, 4, 0, 1, 2}, {0, 1, 2}, {0, 1, 2, 3}));
+  // The coordinates of a cell index and of a position.
+  for (std::size_t cell = 0; cell < g.ncells; ++cell) {
+    int c[3];
+    g.cell_coords(cell, c);
+    EXPECT_EQ(g.cell_index(c[0], c[1], c[2]), cell);
+  }
+  const double x[3] = {4.5, 1.2, 3.9};
+  int c[3];
+  g.cell_coords_at<3>(x, c);
+  EXPECT_EQ(c[0] * 100 + c[1] * 10 + c[2], 413);
+  g.cell_coords_at<2>(x, c);
+  EXPECT_EQ(c[0] * 100 + c[1] * 10 + c[2], 410);
+  // 2D: a periodic x of 2 cells, walked whole; y wraps above 5 to 0; z is not walked.
+  CellList h;
+  h.dim = 2;
+  h.cells[0] = 2, h.cells[1] = 6;
+  h.periodic[0] = h.periodic[1] = true;
+  h.ncells = 12;
+  std::vector<std::size_t> v;
+  const int c2[3] = {1, 5, 0};
+  for_each_stencil_cell<2>(h, c2, 1, [&](std::size_t cell) { v.push_back(cell); });
+  EXPECT_EQ(v, (std::vector<std::size_t>{8, 9, 10, 11, 0, 1}));
 }
 
 TEST(CellList, VerletListFollowsMovesAndRebuildsWhenNeeded) {

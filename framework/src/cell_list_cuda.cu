@@ -157,30 +157,24 @@ __global__ void cell_verlet(CellList g, PeriodicImage<Real> img, Real range2, st
   }
   const CellParticle<Real>* pos = g.positions<Real>();
   const CellParticle<Real> xi = pos[k];
-  int c[3] = {0, 0, 0};
-  for (int d = 0; d < Dim; ++d) c[d] = g.coordinate(xi.c[d], d);
-  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (int d = 0; d < Dim; ++d) g.axis_range(d, c[d], 1, lo[d], hi[d]);
+  int c[3];
+  g.cell_coords_at<Dim>(xi.c, c);
   unsigned m = 0;
-  for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
-    for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
-      for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-        const std::size_t cc =
-            g.cell_index(g.wrap_cell(a0, 0), g.wrap_cell(a1, 1), Dim == 3 ? g.wrap_cell(a2, 2) : 0);
-        const std::uint32_t je = g.cell_end[cc];
-        for (std::uint32_t j = g.cell_start[cc]; j < je; ++j) {
-          const CellParticle<Real> xj = pos[j];
-          Real r2 = 0;
-          for (int d = 0; d < Dim; ++d) {
-            const Real dx = img.wrap(xi.c[d] - xj.c[d], d);
-            r2 += dx * dx;
-          }
-          if (r2 < range2 && j != std::uint32_t(k)) {
-            if (m < cap) nl[std::size_t(m) * g.nl_col + k] = j;
-            ++m;
-          }
-        }
+  for_each_stencil_cell<Dim>(g, c, 1, [&](std::size_t cc) PARDYN_INLINE_LAMBDA {
+    const std::uint32_t je = g.cell_end[cc];
+    for (std::uint32_t j = g.cell_start[cc]; j < je; ++j) {
+      const CellParticle<Real> xj = pos[j];
+      Real r2 = 0;
+      for (int d = 0; d < Dim; ++d) {
+        const Real dx = img.wrap(xi.c[d] - xj.c[d], d);
+        r2 += dx * dx;
       }
+      if (r2 < range2 && j != std::uint32_t(k)) {
+        if (m < cap) nl[std::size_t(m) * g.nl_col + k] = j;
+        ++m;
+      }
+    }
+  });
   count[k] = m;
   atomicMax(worst, m);
 }

@@ -60,16 +60,13 @@ void count_on_cpu(const CellList& cl, const PeriodicImage<Real>& img, const Coun
       const std::uint32_t kb = cl.cell_start[c], ke = cl.cell_end[c];
       if (kb == ke) continue;
       int cc[3];
-      cc[0] = int(c % cl.cells[0]);
-      cc[1] = int((c / cl.cells[0]) % cl.cells[1]);
-      cc[2] = int(c / (std::int64_t(cl.cells[0]) * cl.cells[1]));
-      int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) cl.axis_range(d, cc[d], 1, lo[d], hi[d]);
+      cl.cell_coords(std::size_t(c), cc);
+      const CellStencil st = stencil_around<Dim>(cl, cc, 1);  // once for the cell's slots
       for (std::uint32_t k = kb; k < ke; ++k) {
         const CellParticle<Real> xi = pos[k];
         const int ti = type[k];
-        count_partners<Dim>(cl, k, xi, ti, lo, hi, img, rmax2, inv_dr, bins, types,
-                            [h](int e) { ++h[e]; });
+        count_partners<Dim>(cl, k, xi, ti, st, img, rmax2, inv_dr, bins, types,
+                            [h](int e) PARDYN_INLINE_LAMBDA { ++h[e]; });
       }
     }
   }

@@ -36,11 +36,10 @@ __global__ void __launch_bounds__(kThreads)
        k += std::size_t(gridDim.x) * blockDim.x) {
     const CellParticle<Real> xi = pos[k];
     const int ti = type[k];
-    int c[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    for (int d = 0; d < Dim; ++d) c[d] = cl.coordinate(xi.c[d], d);
-    for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], 1, lo[d], hi[d]);
-    count_partners<Dim>(cl, std::uint32_t(k), xi, ti, lo, hi, img, rmax2, inv_dr, bins, types,
-                        [&](int e) {
+    int c[3];
+    cl.cell_coords_at<Dim>(xi.c, c);
+    count_partners<Dim>(cl, std::uint32_t(k), xi, ti, stencil_around<Dim>(cl, c, 1), img, rmax2,
+                        inv_dr, bins, types, [&](int e) PARDYN_INLINE_LAMBDA {
                           if (Shared) atomicAdd(&sub[e], 1u);
                           else atomicAdd(&hist[e], 1ull);
                         });

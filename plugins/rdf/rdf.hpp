@@ -1,6 +1,6 @@
 // rdf: the pair counting of the radial distribution function, on the store's backend. The cell
 // list (cell edge >= r_max, no neighbour list) gives every pair closer than r_max through the
-// 3^dim cells around each particle's cell; each pair is counted once (from its lower slot) into
+// 3^dim cells around each particle's cell (for_each_stencil_cell); each pair is counted once (from its lower slot) into
 // the histogram of its type pair. Only the histogram comes to the host.
 #pragma once
 
@@ -51,30 +51,26 @@ PARDYN_HD PARDYN_INLINE int pair_entry(const CellParticle<Real>& xi, int ti,
   return col * bins + (b < bins - 1 ? b : bins - 1);
 }
 
-// Every partner j > k of slot k in the cells lo .. hi (one cell ring around k's, wrapped on
-// periodic axes) closer than r_max: add(entry) with pair_entry's histogram entry. Each pair is
-// counted once, from its lower slot. One loop for the CPU and the GPU.
+// Every partner j > k of slot k in the cells of the stencil st (one cell ring around k's cell:
+// stencil_around(cl, c, 1)) closer than r_max: add(entry) with pair_entry's histogram entry. Each
+// pair is counted once, from its lower slot. One loop for the CPU and the GPU.
 template <int Dim, class Real, class Add>
 PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
                                             const CellParticle<Real>& xi, int ti,
-                                            const int (&lo)[3], const int (&hi)[3],
-                                            const PeriodicImage<Real>& img, Real rmax2, Real inv_dr,
-                                            int bins, int types, Add&& add) {
+                                            const CellStencil& st, const PeriodicImage<Real>& img,
+                                            Real rmax2, Real inv_dr, int bins, int types,
+                                            Add&& add) {
   const CellParticle<Real>* __restrict__ pos = cl.positions<Real>();
   const std::int32_t* __restrict__ type = cl.type;
-  for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
-    for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
-      for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-        const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
-                                             Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
-        const std::uint32_t je = cl.cell_end[nb];
-        std::uint32_t j = cl.cell_start[nb];
-        if (j <= k) j = k + 1;
-        for (; j < je; ++j) {
-          const int e = pair_entry<Dim>(xi, ti, pos[j], type[j], img, rmax2, inv_dr, bins, types);
-          if (e >= 0) add(e);
-        }
-      }
+  for_each_stencil_cell<Dim>(cl, st, [&](std::size_t nb) PARDYN_INLINE_LAMBDA {
+    const std::uint32_t je = cl.cell_end[nb];
+    std::uint32_t j = cl.cell_start[nb];
+    if (j <= k) j = k + 1;
+    for (; j < je; ++j) {
+      const int e = pair_entry<Dim>(xi, ti, pos[j], type[j], img, rmax2, inv_dr, bins, types);
+      if (e >= 0) add(e);
+    }
+  });
 }
 
 class PairCounter {

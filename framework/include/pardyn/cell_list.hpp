@@ -127,6 +127,19 @@ struct CellList {
     return (std::size_t(c2) * std::size_t(cells[1]) + std::size_t(c1)) * std::size_t(cells[0]) +
            std::size_t(c0);
   }
+  // The integer coordinates of the cell of linear index `cell` (cell_index's inverse).
+  PARDYN_HD void cell_coords(std::size_t cell, int (&c)[3]) const {
+    c[0] = int(cell % std::size_t(cells[0]));
+    c[1] = int((cell / std::size_t(cells[0])) % std::size_t(cells[1]));
+    c[2] = int(cell / (std::size_t(cells[0]) * std::size_t(cells[1])));
+  }
+  // The integer coordinates of the cell holding position x (x[0 .. Dim)): coordinate() per axis,
+  // 0 on the axes beyond Dim.
+  template <int Dim, class Real>
+  PARDYN_HD void cell_coords_at(const Real* x, int (&c)[3]) const {
+    c[0] = c[1] = c[2] = 0;
+    for (int d = 0; d < Dim; ++d) c[d] = coordinate(x[d], d);
+  }
   // The cell coordinate of position x along axis d: periodic axes wrap, others clamp into the grid
   // (a particle beyond the grid's edge goes to the edge cell, which keeps every pair within reach).
   template <class Real>
@@ -177,6 +190,69 @@ struct CellList {
   }
 };
 static_assert(std::is_trivially_copyable_v<CellList>);
+
+// --- The stencil: the cells around a particle's cell, walked by every traversal that reads the
+// cells themselves (the CPU and GPU stencil and far-zone traversals, the GPU's Verlet-list build,
+// the rdf analysis) through for_each_stencil_cell below, written once here. Two walks differ and
+// stay apart: the CPU's Verlet-list build (cell_list.cpp) scans rows of sub-cell slices, and the
+// far zones' pyramid (cell_far.hpp) walks each level's block around an excluded one, unwrapped.
+
+// The block of cells `rings` either side of a cell: per axis d, the coordinates lo[d] .. hi[d]
+// (inclusive, before wrapping) that CellList::axis_range gives. Clamped to the grid on walled and
+// open axes; on a periodic axis c - rings .. c + rings, or the whole axis (0 .. cells - 1) when it
+// has fewer than 2 rings + 1 cells, so that no cell is visited twice. Axes from Dim on: 0 .. 0.
+struct CellStencil {
+  int lo[3] = {0, 0, 0};
+  int hi[3] = {0, 0, 0};
+};
+
+// The stencil around the cell of coordinates c: rings = 1 for cut-off laws (the 3^dim cells; a
+// cell is at least the range wide), CellList::near for the exact part of far zones.
+template <int Dim>
+PARDYN_HD PARDYN_INLINE CellStencil stencil_around(const CellList& cl, const int (&c)[3],
+                                                   int rings) {
+  CellStencil s;
+  for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], rings, s.lo[d], s.hi[d]);
+  return s;
+}
+
+// Calls visit(std::size_t cell) once for every cell of the stencil s, with the cell's linear index
+// (CellList::cell_index; its slots are cell_start[cell] .. cell_end[cell]). Order: axis 2
+// outermost, axis 0 innermost, each from lo to hi: in 3D with one ring, the offsets
+// (-1,-1,-1), (0,-1,-1), (1,-1,-1), (-1,0,-1), ..., (1,1,1) from the centre cell (clamped at a
+// walled or open edge). The traversals sum their pairs in this order, so it is part of their
+// results (bit for bit): keep it.
+//
+// Periodic wrapping: a coordinate outside the grid on a periodic axis is wrapped into it (by one
+// period: the stencil never spans more than the axis). Only the cell index wraps; no image shift is
+// passed: the callers take each pair's separation with the minimum image (PeriodicImage::wrap),
+// which for a pair within the range is the image the stencil reaches it through (on a periodic
+// axis of fewer than 2 rings + 1 cells, whose cells are visited once each, the minimum image
+// decides).
+//
+// The walk is force-inlined, and so should the visitor be: a lambda marked PARDYN_INLINE_LAMBDA
+// (or a functor with a PARDYN_INLINE operator()). In a kernel its body then becomes the loop body:
+// no call, no function pointer, loop bounds as the caller had them. Host and device. One catch in
+// kernels: nvcc forgets the __restrict__ of a pointer that the lambda captures, so read the
+// particles inside a PARDYN_INLINE function that takes them as __restrict__ parameters (as the GPU
+// traversal's cl_cell_sum does), or the loads may lose ld.global.nc.
+template <int Dim, class Visit>
+PARDYN_HD PARDYN_INLINE void for_each_stencil_cell(const CellList& cl, const CellStencil& s,
+                                                   Visit&& visit) {
+  for (int a2 = s.lo[2]; a2 <= s.hi[2]; ++a2)
+    for (int a1 = s.lo[1]; a1 <= s.hi[1]; ++a1)
+      for (int a0 = s.lo[0]; a0 <= s.hi[0]; ++a0)
+        visit(cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
+                            Dim == 3 ? cl.wrap_cell(a2, 2) : 0));
+}
+
+// The same around the cell of coordinates c (stencil_around(cl, c, rings)). Callers that walk the
+// stencil of one cell for each of its particles build it once and call the form above.
+template <int Dim, class Visit>
+PARDYN_HD PARDYN_INLINE void for_each_stencil_cell(const CellList& cl, const int (&c)[3], int rings,
+                                                   Visit&& visit) {
+  for_each_stencil_cell<Dim>(cl, stencil_around<Dim>(cl, c, rings), visit);
+}
 
 // What to build.
 struct CellListOptions {

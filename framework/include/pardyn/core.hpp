@@ -16,6 +16,10 @@
 #define PARDYN_HD
 #define PARDYN_INLINE inline __attribute__((always_inline))
 #endif
+// PARDYN_INLINE for a lambda (which cannot be declared inline), e.g. a visitor that a PARDYN_INLINE
+// loop calls in a kernel: [&](std::size_t c) PARDYN_INLINE_LAMBDA { ... }. GCC, Clang and nvcc
+// (host and device code) honour it there, even at -O0.
+#define PARDYN_INLINE_LAMBDA __attribute__((always_inline))
 
 namespace pardyn {
 

@@ -260,8 +260,9 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
   }
 }
 
-// Stencil (no list) and far zones: each slot visits the cells `rings` around its own exactly; with
-// Far, the other cells act through the pyramid's moments (cell_far.hpp; Quad: with quadrupoles).
+// Stencil (no list) and far zones: each slot visits the cells `rings` around its own exactly
+// (for_each_stencil_cell, cell_list.hpp: its order is the order of the sums); with Far, the other
+// cells act through the pyramid's moments (cell_far.hpp; Quad: with quadrupoles).
 template <bool Energy, bool Periodic, bool Far, bool Quad = false, class Eval, class Real, int Dim>
 void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
                     const PeriodicImage<Real>& im) {
@@ -277,23 +278,16 @@ void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, con
       const std::uint32_t kb = cl.cell_start[c], ke = cl.cell_end[c];
       if (kb == ke) continue;
       int cc[3];
-      cc[0] = int(c % cl.cells[0]);
-      cc[1] = int((c / cl.cells[0]) % cl.cells[1]);
-      cc[2] = int(c / (std::int64_t(cl.cells[0]) * cl.cells[1]));
-      int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) cl.axis_range(d, cc[d], rings, lo[d], hi[d]);
+      cl.cell_coords(std::size_t(c), cc);
+      const CellStencil st = stencil_around<Dim>(cl, cc, rings);  // once for the cell's slots
       for (std::uint32_t k = kb; k < ke; ++k) {
         const CellParticle<Real> xi = pos[k];
         const int ti = type[k];
         Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
-        for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
-          for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
-            for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-              const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
-                                                   Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
-              cell_sum<Energy, Periodic, Eval, Real, Dim>(
-                  ev, pos, type, im, xi, ti, k, cl.cell_start[nb], cl.cell_end[nb], acc, ep, vr);
-            }
+        for_each_stencil_cell<Dim>(cl, st, [&](std::size_t nb) PARDYN_INLINE_LAMBDA {
+          cell_sum<Energy, Periodic, Eval, Real, Dim>(
+              ev, pos, type, im, xi, ti, k, cl.cell_start[nb], cl.cell_end[nb], acc, ep, vr);
+        });
         if constexpr (Far)
           cell_far_sum<Energy, Quad, Eval, Real, Dim>(ev, cl, xi.c, cc, acc, ep, vr);
         add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);

@@ -75,29 +75,38 @@ __global__ void __launch_bounds__(128)
   add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
 }
 
-// The exact part: the cells `rings` around slot k's cell.
+// Sums the pair interactions of target xi (slot k) with the slots [jb, je) of one cell. The
+// positions and types come in as __restrict__ parameters, not through the stencil's lambda: nvcc
+// forgets the __restrict__ of a pointer that a lambda captures, and the loads then lose
+// ld.global.nc (the read-only path) in some instantiations.
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+PARDYN_INLINE __device__ void cl_cell_sum(const Eval& ev, const PeriodicImage<Real>& img,
+                                          const CellParticle<Real>* __restrict__ pos,
+                                          const std::int32_t* __restrict__ type, std::uint32_t k,
+                                          const CellParticle<Real>& xi, Real mi, int ti,
+                                          std::uint32_t jb, std::uint32_t je, Real (&acc)[3],
+                                          Real& ep, Real& vr) {
+  for (std::uint32_t j = jb; j < je; ++j)
+    cl_pair<Eval, Real, Dim, Energy, Periodic>(ev, img, xi, mi, ti, pos[j], type[j], j != k, acc,
+                                               ep, vr);
+}
+
+// The exact part: the cells `rings` around slot k's cell (for_each_stencil_cell, cell_list.hpp).
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
 PARDYN_INLINE __device__ void cl_stencil(const Eval& ev, const CellList& cl,
                                          const PeriodicImage<Real>& img, std::uint32_t k,
                                          const CellParticle<Real>& xi, int ti, int rings,
-                                         int (&lo)[3], int (&hi)[3], Real (&acc)[3], Real& ep,
-                                         Real& vr) {
+                                         Real (&acc)[3], Real& ep, Real& vr) {
   const CellParticle<Real>* __restrict__ pos = cl.positions<Real>();
   const std::int32_t* __restrict__ type = cl.type;
   const Real mi = record_mass<Dim>(xi);
-  int c[3] = {0, 0, 0};
-  for (int d = 0; d < Dim; ++d) c[d] = cl.coordinate(xi.c[d], d);
-  for (int d = 0; d < Dim; ++d) cl.axis_range(d, c[d], rings, lo[d], hi[d]);
-  for (int a2 = lo[2]; a2 <= hi[2]; ++a2)
-    for (int a1 = lo[1]; a1 <= hi[1]; ++a1)
-      for (int a0 = lo[0]; a0 <= hi[0]; ++a0) {
-        const std::size_t nb = cl.cell_index(cl.wrap_cell(a0, 0), cl.wrap_cell(a1, 1),
-                                             Dim == 3 ? cl.wrap_cell(a2, 2) : 0);
-        const std::uint32_t je = cl.cell_end[nb];
-        for (std::uint32_t j = cl.cell_start[nb]; j < je; ++j)
-          cl_pair<Eval, Real, Dim, Energy, Periodic>(ev, img, xi, mi, ti, pos[j], type[j], j != k,
-                                                     acc, ep, vr);
-      }
+  int c[3];
+  cl.cell_coords_at<Dim>(xi.c, c);
+  for_each_stencil_cell<Dim>(cl, c, rings, [&](std::size_t nb) PARDYN_INLINE_LAMBDA {
+    const std::uint32_t je = cl.cell_end[nb];
+    cl_cell_sum<Eval, Real, Dim, Energy, Periodic>(ev, img, pos, type, k, xi, mi, ti,
+                                                   cl.cell_start[nb], je, acc, ep, vr);
+  });
 }
 
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
@@ -108,9 +117,8 @@ __global__ void __launch_bounds__(128)
   if (k >= cl.n) return;
   const CellParticle<Real> xi = cl.positions<Real>()[k];
   Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
-  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   cl_stencil<Eval, Real, Dim, Energy, Periodic>(ev, cl, img, std::uint32_t(k), xi, cl.type[k], 1,
-                                                lo, hi, acc, ep, vr);
+                                                acc, ep, vr);
   add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
 }
 
@@ -125,11 +133,10 @@ __global__ void __launch_bounds__(kFarThreads)
   if (k >= cl.n) return;
   const CellParticle<Real> xi = cl.positions<Real>()[k];
   Real acc[3] = {0, 0, 0}, ep = 0, vr = 0;
-  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   cl_stencil<Eval, Real, Dim, Energy, false>(ev, cl, PeriodicImage<Real>{}, std::uint32_t(k), xi,
-                                             cl.type[k], cl.near, lo, hi, acc, ep, vr);
-  int c0[3] = {0, 0, 0};
-  for (int d = 0; d < Dim; ++d) c0[d] = cl.coordinate(xi.c[d], d);
+                                             cl.type[k], cl.near, acc, ep, vr);
+  int c0[3];
+  cl.cell_coords_at<Dim>(xi.c, c0);
   cell_far_sum<Energy, Quad, Eval, Real, Dim>(ev, cl, xi.c, c0, acc, ep, vr);
   add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
 }
