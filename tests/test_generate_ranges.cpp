@@ -266,16 +266,6 @@ TEST(RanksAsThreads, CountBeforeIsThePlaceInTheWholeOrder) {
 
 // --- The built-in generators, cut ----------------------------------------------------------------
 
-Box cube(int dim, double lo, double hi, Boundary b) {
-  Box box;
-  for (int d = 0; d < 3; ++d) {
-    box.lo[d] = lo;
-    box.hi[d] = hi;
-    box.boundary[d] = d < dim ? b : Boundary::Open;
-  }
-  return box;
-}
-
 struct Made {
   std::int64_t size = -1;  // what particles() said
   HostParticles hp;
@@ -347,8 +337,9 @@ void expect_every_cut_matches(const std::string& name, const std::string& params
 }
 
 TEST(GeneratorRanges, UniformLatticePlummerGalaxyAnyCutIsTheWholeBlock) {
-  const Box open3 = cube(3, 0, 10, Boundary::Open), open2 = cube(2, 0, 10, Boundary::Open);
-  const Box periodic3 = cube(3, 0, 13.4368, Boundary::Periodic);
+  const Box open3 = test::cube(3, 0, 10, Boundary::Open),
+            open2 = test::cube(2, 0, 10, Boundary::Open);
+  const Box periodic3 = test::cube(3, 0, 13.4368, Boundary::Periodic);
   expect_every_cut_matches("uniform", "count = 9000", 3, open3);
   expect_every_cut_matches("uniform", "count = 5000", 2, open2);
   expect_every_cut_matches("lattice", "kind = \"fcc\"\nspacing = 1.6796", 3, periodic3);
@@ -390,12 +381,12 @@ class Ring final : public pardyn::Generator {
 };
 
 TEST(GeneratorRanges, TheDocumentedExampleAnyCutIsTheWholeBlock) {
-  const Box box = cube(2, -2, 2, Boundary::Open);
+  const Box box = test::cube(2, -2, 2, Boundary::Open);
   expect_every_cut_matches([] { return std::make_shared<Ring>(10000); }, 2, box);
 }
 
 TEST(GeneratorRanges, UniformWithMinimumSpacingMakesItsBlockWhole) {
-  const Box box = cube(2, 0, 10, Boundary::Open);
+  const Box box = test::cube(2, 0, 10, Boundary::Open);
   auto gen = make("uniform", "count = 100\nmin_spacing = 0.3", 2, box);
   EXPECT_LT(gen->particles(context(2, box, 0, 0, nullptr)), 0);
   // Asked for a range anyway, it makes the whole block (the framework keeps each rank's part).
@@ -403,7 +394,7 @@ TEST(GeneratorRanges, UniformWithMinimumSpacingMakesItsBlockWhole) {
 }
 
 TEST(GeneratorRanges, FileReadersMakeTheirBlockWhole) {
-  const Box box = cube(3, 0, 10, Boundary::Open);
+  const Box box = test::cube(3, 0, 10, Boundary::Open);
   const std::string dir = test::scratch_dir("generate_ranges_files");
   std::ofstream(dir + "/p.csv") << "x,y,z,vx,vy,vz,mass\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n";
   std::ofstream(dir + "/p.xyz") << "2\n\nAr 0 0 0\nAr 1 0 0\n";

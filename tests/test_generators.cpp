@@ -22,20 +22,10 @@ using namespace pardyn;
 
 constexpr double kPi = 3.14159265358979323846;
 
-Box make_box(int dim, double lo, double hi, Boundary b = Boundary::Open) {
-  Box box;
-  for (int d = 0; d < 3; ++d) {
-    box.lo[d] = lo;
-    box.hi[d] = hi;
-    box.boundary[d] = d < dim ? b : Boundary::Open;
-  }
-  return box;
-}
-
 // Makes the generator as the framework does and runs it on its whole block, with the random streams
 // of `seed` (a generator without ranges: one fresh stream).
 HostParticles generate(const std::string& name, const std::string& overrides, int dim,
-                       const Box& box = make_box(3, 0, 1), std::uint64_t seed = 1,
+                       const Box& box = test::cube(3, 0, 1), std::uint64_t seed = 1,
                        const std::string& base_dir = "") {
   ParamSet params = test::params_for(PluginKind::Generator, name, overrides);
   params.base_dir = base_dir;
@@ -60,7 +50,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 std::string generate_error(const std::string& name, const std::string& overrides, int dim,
-                           const Box& box = make_box(3, 0, 1), const std::string& base_dir = "") {
+                           const Box& box = test::cube(3, 0, 1), const std::string& base_dir = "") {
   return error_of([&] { generate(name, overrides, dim, box, 1, base_dir); });
 }
 
@@ -151,7 +141,7 @@ TEST(GeneratorSchemas, EveryParameterIsDocumentedWithUnitAndNoReservedKey) {
 }
 
 TEST(GeneratorSeeds, SameSeedSameOutputOtherSeedOtherOutput) {
-  const Box box2 = make_box(2, 0, 10);
+  const Box box2 = test::cube(2, 0, 10);
   struct Case {
     const char* name;
     const char* params;
@@ -159,9 +149,9 @@ TEST(GeneratorSeeds, SameSeedSameOutputOtherSeedOtherOutput) {
     Box box;
   };
   const Case cases[] = {
-      {"plummer", "count = 200", 3, make_box(3, 0, 1)},
+      {"plummer", "count = 200", 3, test::cube(3, 0, 1)},
       {"uniform", "count = 200\nmin_spacing = 0.3", 2, box2},
-      {"galaxy", "count = 200", 3, make_box(3, 0, 1)},
+      {"galaxy", "count = 200", 3, test::cube(3, 0, 1)},
       {"galaxy", "count = 200", 2, box2},
   };
   for (const auto& c : cases) {
@@ -226,7 +216,7 @@ TEST(PlummerGenerator, RefusesTwoDimensions) {
     run.dim = 3;
     auto gen = test::registry().make_generator("plummer", params, run);
     std::mt19937_64 rng(1);
-    Box box = make_box(2, 0, 1);
+    Box box = test::cube(2, 0, 1);
     GenerateContext ctx{2, &box, &rng, ""};
     gen->generate(ctx);
   });
@@ -238,7 +228,7 @@ TEST(PlummerGenerator, RefusesTwoDimensions) {
 // lattice
 
 TEST(LatticeGenerator, SquareTilesPeriodicBox) {
-  const Box box = make_box(2, 0, 10, Boundary::Periodic);
+  const Box box = test::cube(2, 0, 10, Boundary::Periodic);
   const HostParticles p = generate("lattice", "kind = \"square\"\nspacing = 1.0", 2, box);
   ASSERT_EQ(p.size(), 100u);
   expect_lattice_neighbours(p, 1.0, 4, &box);
@@ -249,7 +239,7 @@ TEST(LatticeGenerator, SquareTilesPeriodicBox) {
 }
 
 TEST(LatticeGenerator, HexagonalNeighboursAcrossPeriodicBoundary) {
-  Box box = make_box(2, 0, 6, Boundary::Periodic);
+  Box box = test::cube(2, 0, 6, Boundary::Periodic);
   box.hi[1] = 6 * std::sqrt(3.0) * 0.5;  // 6 cells of a x a sqrt(3) with a = 0.5
   box.hi[0] = 3.0;
   const HostParticles p = generate("lattice", "kind = \"hexagonal\"\nspacing = 0.5", 2, box);
@@ -260,7 +250,7 @@ TEST(LatticeGenerator, HexagonalNeighboursAcrossPeriodicBoundary) {
 }
 
 TEST(LatticeGenerator, FccNeighboursAndDensity) {
-  const Box box = make_box(3, -2, 2, Boundary::Periodic);
+  const Box box = test::cube(3, -2, 2, Boundary::Periodic);
   const HostParticles p = generate("lattice", "kind = \"fcc\"\nspacing = 1.0", 3, box);
   ASSERT_EQ(p.size(), 4u * 64u);
   expect_lattice_neighbours(p, 1.0 / std::sqrt(2.0), 12, &box);
@@ -269,7 +259,7 @@ TEST(LatticeGenerator, FccNeighboursAndDensity) {
 TEST(LatticeGenerator, SimpleCubicFromDensity) {
   // rho = 0.5: a = rho^(-1/3); a box of 5 cells per side.
   const double a = std::pow(0.5, -1.0 / 3.0);
-  const Box box = make_box(3, 0, 5 * a, Boundary::Periodic);
+  const Box box = test::cube(3, 0, 5 * a, Boundary::Periodic);
   const HostParticles p = generate("lattice", "kind = \"sc\"\ndensity = 0.5", 3, box);
   ASSERT_EQ(p.size(), 125u);
   EXPECT_NEAR(double(p.size()) / std::pow(box.length(0), 3), 0.5, 1e-9);
@@ -278,7 +268,7 @@ TEST(LatticeGenerator, SimpleCubicFromDensity) {
 
 TEST(LatticeGenerator, FccFromDensity) {
   const double rho = 0.8, a = std::pow(4.0 / rho, 1.0 / 3.0);
-  const Box box = make_box(3, 0, 3 * a, Boundary::Periodic);
+  const Box box = test::cube(3, 0, 3 * a, Boundary::Periodic);
   const HostParticles p = generate("lattice", "kind = \"fcc\"\ndensity = 0.8", 3, box);
   ASSERT_EQ(p.size(), 4u * 27u);
   EXPECT_NEAR(double(p.size()) / std::pow(box.length(0), 3), rho, 1e-9);
@@ -286,7 +276,7 @@ TEST(LatticeGenerator, FccFromDensity) {
 }
 
 TEST(LatticeGenerator, CountFillsSitesInOrder) {
-  const Box box = make_box(3, 0, 5);
+  const Box box = test::cube(3, 0, 5);
   const HostParticles p = generate("lattice", "kind = \"sc\"\nspacing = 1.0\ncount = 30", 3, box);
   ASSERT_EQ(p.size(), 30u);
   // x fastest, then y, then z: the bottom layer (25 sites) first.
@@ -301,7 +291,7 @@ TEST(LatticeGenerator, CountFillsSitesInOrder) {
 }
 
 TEST(LatticeGenerator, CountAloneChoosesWidestLattice) {
-  const Box box = make_box(2, 0, 1, Boundary::Periodic);
+  const Box box = test::cube(2, 0, 1, Boundary::Periodic);
   const HostParticles p = generate("lattice", "kind = \"square\"\ncount = 100", 2, box);
   ASSERT_EQ(p.size(), 100u);
   expect_lattice_neighbours(p, 0.1, 4, &box);
@@ -312,7 +302,7 @@ TEST(LatticeGenerator, CountAloneChoosesWidestLattice) {
 }
 
 TEST(LatticeGenerator, RegionInsideTheBoxWithCentredMargin) {
-  const Box box = make_box(2, 0, 10);
+  const Box box = test::cube(2, 0, 10);
   const HostParticles p = generate(
       "lattice", "kind = \"square\"\nspacing = 1.0\nregion_lo = [2.0, 3.0]\nregion_hi = [5.5, 4.0]",
       2, box);
@@ -328,14 +318,14 @@ TEST(LatticeGenerator, RegionInsideTheBoxWithCentredMargin) {
 TEST(LatticeGenerator, PeriodicSideWithinRoundingOfWholeCellsIsFitted) {
   const double a = std::pow(4.0 / 0.8442, 1.0 / 3.0);
   for (double side : {33.591923, 33.591924}) {  // 20 a = 33.5919238...
-    const Box box = make_box(3, 0, side, Boundary::Periodic);
+    const Box box = test::cube(3, 0, side, Boundary::Periodic);
     const HostParticles p = generate("lattice", "kind = \"fcc\"\ndensity = 0.8442", 3, box);
     ASSERT_EQ(p.size(), 32000u) << side;
     // No gap and no overlap across the boundary: the nearest-neighbour distance is the lattice's.
     EXPECT_NEAR(min_pair_distance(p, &box), a / std::sqrt(2.0), 1e-6) << side;
   }
   // LAMMPS's `lattice hex 0.7` with `region box block 0 100 0 50`: 10,000 atoms.
-  Box hex = make_box(2, 0, 128.43567, Boundary::Periodic);
+  Box hex = test::cube(2, 0, 128.43567, Boundary::Periodic);
   hex.hi[1] = 111.22856;
   const HostParticles q = generate("lattice", "kind = \"hexagonal\"\ndensity = 0.7", 2, hex);
   ASSERT_EQ(q.size(), 10000u);
@@ -343,7 +333,7 @@ TEST(LatticeGenerator, PeriodicSideWithinRoundingOfWholeCellsIsFitted) {
 }
 
 TEST(LatticeGenerator, PeriodicSideOffWholeCellsIsRefusedOrFittedAsAsked) {
-  const Box box = make_box(3, 0, 33.5, Boundary::Periodic);  // 19.945 cells of a = 1.6796
+  const Box box = test::cube(3, 0, 33.5, Boundary::Periodic);  // 19.945 cells of a = 1.6796
   const std::string msg = generate_error("lattice", "kind = \"fcc\"\ndensity = 0.8442", 3, box);
   EXPECT_NE(msg.find("the periodic side x = 33.5 holds 19.9453 cells of 1.6796: use 31.9123 (19 "
                      "cells) or 33.5919 (20 cells)"),
@@ -358,13 +348,13 @@ TEST(LatticeGenerator, PeriodicSideOffWholeCellsIsRefusedOrFittedAsAsked) {
   ASSERT_EQ(stretched.size(), 32000u);
   EXPECT_NEAR(min_pair_distance(stretched, &box), 33.5 / 20 / std::sqrt(2.0), 1e-9);
   // A walled box keeps its margin: no refusal.
-  const Box walled = make_box(3, 0, 33.5, Boundary::Wall);
+  const Box walled = test::cube(3, 0, 33.5, Boundary::Wall);
   EXPECT_EQ(generate("lattice", "kind = \"fcc\"\ndensity = 0.8442", 3, walled).size(),
             4u * 19u * 19u * 19u);
 }
 
 TEST(LatticeGenerator, ErrorsNameTheProblem) {
-  const Box box2 = make_box(2, 0, 1), box3 = make_box(3, 0, 1);
+  const Box box2 = test::cube(2, 0, 1), box3 = test::cube(3, 0, 1);
   std::string msg = generate_error("lattice", "kind = \"fcc\"\nspacing = 0.1", 2, box2);
   EXPECT_NE(msg.find("fcc"), std::string::npos) << msg;
   EXPECT_NE(msg.find("square"), std::string::npos) << msg;
@@ -389,7 +379,7 @@ TEST(LatticeGenerator, ErrorsNameTheProblem) {
 TEST(UniformGenerator, InsideTheRegion) {
   const HostParticles p =
       generate("uniform", "count = 2000\nregion_lo = [1.0, 0.0, -1.0]\nregion_hi = [2.0, 3.0, 0.0]",
-               3, make_box(3, -5, 5));
+               3, test::cube(3, -5, 5));
   ASSERT_EQ(p.size(), 2000u);
   const double lo[3] = {1, 0, -1}, hi[3] = {2, 3, 0};
   double mean[3] = {0, 0, 0};
@@ -406,21 +396,21 @@ TEST(UniformGenerator, InsideTheRegion) {
 }
 
 TEST(UniformGenerator, MinSpacingRespected2D) {
-  const Box box = make_box(2, 0, 10);
+  const Box box = test::cube(2, 0, 10);
   const HostParticles p = generate("uniform", "count = 200\nmin_spacing = 0.5", 2, box);
   ASSERT_EQ(p.size(), 200u);
   EXPECT_GE(min_pair_distance(p), 0.5);
 }
 
 TEST(UniformGenerator, MinSpacingRespectedAcrossPeriodicBoundary) {
-  const Box box = make_box(2, 0, 5, Boundary::Periodic);
+  const Box box = test::cube(2, 0, 5, Boundary::Periodic);
   const HostParticles p = generate("uniform", "count = 60\nmin_spacing = 0.5", 2, box);
   ASSERT_EQ(p.size(), 60u);
   EXPECT_GE(min_pair_distance(p, &box), 0.5);
 }
 
 TEST(UniformGenerator, MinSpacingRespected3D) {
-  const Box box = make_box(3, 0, 5, Boundary::Periodic);
+  const Box box = test::cube(3, 0, 5, Boundary::Periodic);
   // Packing fraction 200 (pi 0.7^3 / 6) / 5^3 = 0.29, below the jamming limit 0.384.
   const HostParticles p = generate("uniform", "count = 200\nmin_spacing = 0.7", 3, box);
   ASSERT_EQ(p.size(), 200u);
@@ -428,14 +418,14 @@ TEST(UniformGenerator, MinSpacingRespected3D) {
 }
 
 TEST(UniformGenerator, ImpossiblePackingIsRefused) {
-  const Box box = make_box(2, 0, 10);
+  const Box box = test::cube(2, 0, 10);
   std::string msg = generate_error("uniform", "count = 1000\nmin_spacing = 1.0", 2, box);
   EXPECT_NE(msg.find("min_spacing"), std::string::npos) << msg;
   EXPECT_NE(msg.find("count"), std::string::npos) << msg;
   // Possible in principle (packing fraction 200 (pi / 4) / 21^2 = 0.36), but not within one
   // candidate per particle: says how many it placed.
   msg = generate_error("uniform", "count = 200\nmin_spacing = 1.0\nmax_attempts = 1", 2,
-                       make_box(2, 0, 20));
+                       test::cube(2, 0, 20));
   EXPECT_NE(msg.find("placed "), std::string::npos) << msg;
   EXPECT_NE(msg.find(" of 200"), std::string::npos) << msg;
   EXPECT_NE(msg.find("lower min_spacing or count"), std::string::npos) << msg;
@@ -498,7 +488,7 @@ TEST(GalaxyGenerator, CircularVelocities3D) {
 
 TEST(GalaxyGenerator, CircularVelocitiesInTheMidPlaneAreKeplerian2D) {
   const HostParticles p =
-      generate("galaxy", "count = 300\nradius = 3.0\nspin = -1", 2, make_box(2, 0, 1));
+      generate("galaxy", "count = 300\nradius = 3.0\nspin = -1", 2, test::cube(2, 0, 1));
   ASSERT_EQ(p.size(), 301u);
   expect_circular_orbits(p, 0.5, 1.0, 0.0, -1);
   // In the plane: v^2 = G M(<r) / r; spot-check a few stars by direct counting.
@@ -565,7 +555,7 @@ TEST(GalaxyGenerator, NoCentralBody) {
 TEST(GalaxyGenerator, ErrorsNameTheParameter) {
   std::string msg = generate_error("galaxy", "count = 10\nspin = 0", 3);
   EXPECT_NE(msg.find("spin"), std::string::npos) << msg;
-  msg = generate_error("galaxy", "count = 10\ntilt = 30.0", 2, make_box(2, 0, 1));
+  msg = generate_error("galaxy", "count = 10\ntilt = 30.0", 2, test::cube(2, 0, 1));
   EXPECT_NE(msg.find("tilt"), std::string::npos) << msg;
 }
 
@@ -607,7 +597,7 @@ TEST(CsvFileGenerator, RoundTrip3D) {
 
 TEST(CsvFileGenerator, RoundTripOfGeneratedParticlesWithRelativePath) {
   // Write what another generator made, at full precision, and read it back bit for bit.
-  const HostParticles g = generate("galaxy", "count = 50", 2, make_box(2, 0, 1), 7);
+  const HostParticles g = generate("galaxy", "count = 50", 2, test::cube(2, 0, 1), 7);
   const std::string dir = test::scratch_dir("generators-csv-2d");
   std::string text = "x,y,vx,vy,mass,type\n";
   char line[256];
@@ -617,7 +607,7 @@ TEST(CsvFileGenerator, RoundTripOfGeneratedParticlesWithRelativePath) {
     text += line;
   }
   write_file(dir, "galaxy.csv", text);
-  const HostParticles p = generate("file", "path = \"galaxy.csv\"", 2, make_box(2, 0, 1), 1, dir);
+  const HostParticles p = generate("file", "path = \"galaxy.csv\"", 2, test::cube(2, 0, 1), 1, dir);
   EXPECT_TRUE(identical(p, g));
 }
 
@@ -645,7 +635,7 @@ TEST(CsvFileGenerator, ErrorsGiveFileAndLine) {
   };
   for (const auto& c : cases) {
     write_file(dir, "bad.csv", c.text);
-    const Box box = make_box(c.dim, 0, 1);
+    const Box box = test::cube(c.dim, 0, 1);
     const std::string msg = generate_error("file", "path = \"bad.csv\"", c.dim, box, dir);
     EXPECT_NE(msg.find(c.where), std::string::npos) << c.text << "\n=> " << msg;
     EXPECT_NE(msg.find(c.what), std::string::npos) << c.text << "\n=> " << msg;
@@ -655,7 +645,7 @@ TEST(CsvFileGenerator, ErrorsGiveFileAndLine) {
 TEST(CsvFileGenerator, MissingFileIsNamed) {
   const std::string dir = test::scratch_dir("generators-csv-missing");
   const std::string msg =
-      generate_error("file", "path = \"nowhere.csv\"", 2, make_box(2, 0, 1), dir);
+      generate_error("file", "path = \"nowhere.csv\"", 2, test::cube(2, 0, 1), dir);
   EXPECT_NE(msg.find("nowhere.csv"), std::string::npos) << msg;
 }
 

@@ -107,15 +107,6 @@ double net_force_ratio(const Forces& f) {
   return worst;
 }
 
-Box cube(int dim, double lo, double hi, Boundary b) {
-  Box box;
-  for (int d = 0; d < 3; ++d) {
-    box.lo[d] = lo, box.hi[d] = hi;
-    box.boundary[d] = d < dim ? b : Boundary::Open;
-  }
-  return box;
-}
-
 std::string fmt(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -218,7 +209,7 @@ TEST(LennardJones, ForceIsMinusEnergyGradient) {
     expect_gradient("lennard_jones", one, hp);
     expect_gradient("lennard_jones", three, hp);
     expect_gradient("lennard_jones", three, hp,
-                    cube(dim, 0.0, (dim == 3 ? 4 : 6) * 1.15, Boundary::Periodic));
+                    test::cube(dim, 0.0, (dim == 3 ? 4 : 6) * 1.15, Boundary::Periodic));
   }
 }
 
@@ -226,7 +217,7 @@ TEST(LennardJones, NewtonsThirdLaw) {
   for (int dim : {2, 3}) {
     const int side = dim == 3 ? 7 : 20;
     const HostParticles hp = jittered_lattice(dim, side, 1.1, 0.2, 17, 2);
-    const Box box = cube(dim, 0.0, side * 1.1, Boundary::Periodic);
+    const Box box = test::cube(dim, 0.0, side * 1.1, Boundary::Periodic);
     for (const char* params :
          {"rcut = 2.5", "type_epsilon = [1.0, 0.4]\ntype_sigma = [1.0, 0.8]"}) {
       const Forces f = forces("lennard_jones", params, hp, Precision::Double, box);
@@ -614,7 +605,7 @@ TEST(Walls, RestitutionBelowOneRemovesEnergy) {
 }
 
 TEST(Walls, SoftWallForces) {
-  Box box = cube(2, 0.0, 10.0, Boundary::Wall);
+  Box box = test::cube(2, 0.0, 10.0, Boundary::Wall);
   box.boundary[1] = Boundary::Open;  // only x has walls
   HostParticles hp(2);
   hp.resize(3);
@@ -732,8 +723,8 @@ TEST(PotentialsCuda, PairLawsMatchCpu) {
     // spacing 9/8: the box sides are exact in float too, so both precisions wrap alike
     const int side = dim == 3 ? 12 : 40;
     const HostParticles hp = jittered_lattice(dim, side, 1.125, 0.2, 41 + dim, 3);
-    const Box open = cube(dim, 0.0, side * 1.125, Boundary::Open);
-    const Box periodic = cube(dim, 0.0, side * 1.125, Boundary::Periodic);
+    const Box open = test::cube(dim, 0.0, side * 1.125, Boundary::Open);
+    const Box periodic = test::cube(dim, 0.0, side * 1.125, Boundary::Periodic);
     for (const Box& box : {open, periodic}) {
       expect_cuda_matches_cpu("lennard_jones", "rcut = 2.5", hp, box);
       expect_cuda_matches_cpu("lennard_jones",
@@ -750,7 +741,7 @@ TEST(PotentialsCuda, ExternalLawsMatchCpu) {
   for (int dim : {2, 3}) {
     const int side = dim == 3 ? 12 : 40;
     const HostParticles hp = jittered_lattice(dim, side, 1.0, 0.45, 43 + dim);
-    const Box walled = cube(dim, 0.0, side * 1.0, Boundary::Wall);
+    const Box walled = test::cube(dim, 0.0, side * 1.0, Boundary::Wall);
     expect_cuda_matches_cpu("uniform_field", dim == 2 ? "g = [0.3, -1.0]" : "g = [0.3, -1.0, 0.2]",
                             hp, walled);
     expect_cuda_matches_cpu("walls", "soft = \"lj93\"\nsigma = 0.9\nrcut = 2.0", hp, walled);

@@ -10,6 +10,15 @@
 
 namespace pardyn::test {
 
+Box cube(int dim, double lo, double hi, Boundary b) {
+  Box box;
+  for (int d = 0; d < 3; ++d) {
+    box.lo[d] = lo, box.hi[d] = hi;
+    box.boundary[d] = d < dim ? b : Boundary::Open;
+  }
+  return box;
+}
+
 Registry& registry() {
   static Registry* reg = [] {
     auto* r = new Registry;  // never destroyed: objects made in tests may outlive static teardown

@@ -10,6 +10,9 @@
 
 namespace pardyn::test {
 
+// A box [lo, hi] on every axis, with boundary b on the first dim axes (open beyond them).
+Box cube(int dim, double lo, double hi, Boundary b = Boundary::Open);
+
 // The registry with every built-in plugin loaded (once per test program).
 Registry& registry();
 // A fresh folder for a test's output, under $PARDYN_TEST_TMP (or /tmp), named after the running
