@@ -142,16 +142,10 @@ void Simulation::limit_gpu_memory(double gib, std::string& note) {
   const int devices = cuda::device_count();
   const int local = comm_ ? comm_->local_rank() : 0, locals = comm_ ? comm_->local_size() : 1;
   const int sharers = locals / devices + (local % devices < locals % devices ? 1 : 0);
-  auto barrier = [&] {
-    if (!comm_) return;
-    std::vector<char> all(std::size_t(comm_->size()));
-    const char mine = 0;
-    comm_->allgather(&mine, 1, all.data());
-  };
-  barrier();
+  if (comm_) comm_->barrier();
   std::size_t left = 0;
   if (local < devices) left = cuda::cap_memory(std::size_t(want * sharers));
-  barrier();
+  if (comm_) comm_->barrier();
   if (!comm_ || comm_->rank() == 0)
     note += std::string(note.empty() ? "" : "\n") + "GPU memory limited to " + bytes_text(want) +
             " per rank ([simulation] gpu_memory_limit; " + bytes_text(double(left)) +

@@ -56,20 +56,6 @@ HostTree download(const Tree& t, MemoryResource& mem) {
   return h;
 }
 
-struct Bounds {
-  double lo[3], hi[3];
-  bool empty() const { return lo[0] > hi[0]; }
-};
-
-double dist2(const double* c, const Bounds& b, int dim) {
-  double s = 0;
-  for (int d = 0; d < dim; ++d) {
-    const double e = std::max({0.0, b.lo[d] - c[d], c[d] - b.hi[d]});
-    s += e * e;
-  }
-  return s;
-}
-
 // A rank's particles as a hierarchy of at most kRegion boxes, for the others' walks: the top of its
 // tree, nodes split largest (by opening radius) first, so that no box around a few far particles
 // spans the others' dense regions (one box around a centrally concentrated piece would reach
@@ -77,14 +63,13 @@ double dist2(const double* c, const Bounds& b, int dim) {
 // particles (contiguous along the curve); inner nodes: the union of their children's.
 constexpr std::size_t kRegion = 4096;
 struct RegionNode {
-  Bounds box;
+  double centre[3] = {0, 0, 0}, half[3] = {-1, -1, -1};  // half < 0: no particles
   std::int32_t child = 0, nchild = 0;
 };
 using Region = std::array<RegionNode, kRegion>;
 
 Region region_of(const HostTree& h, int dim) {
   Region r;
-  for (auto& n : r) n.box.lo[0] = 1, n.box.hi[0] = -1;
   if (h.links.empty() || h.links[0].end <= h.links[0].begin) return r;
   // Region node k stands for tree node tree_of[k]; the root is region node 0.
   std::vector<std::int32_t> tree_of{0};
@@ -107,38 +92,46 @@ Region region_of(const HostTree& h, int dim) {
       std::push_heap(heap.begin(), heap.end(), larger_first);
     }
   }
-  // Boxes from the deepest region nodes up (children come after their parents).
+  // Boxes from the deepest region nodes up (children come after their parents), as centre and
+  // half-widths for the tree's own box distance (tree_detail::box_dist2).
+  std::vector<std::array<double, 6>> box(tree_of.size());  // lo[3], hi[3]
   for (std::size_t k = tree_of.size(); k-- > 0;) {
     RegionNode& n = r[k];
-    for (int d = dim; d < 3; ++d) n.box.lo[d] = n.box.hi[d] = 0;
+    double* lo = box[k].data();
+    double* hi = lo + 3;
+    for (int d = 0; d < 3; ++d) lo[d] = hi[d] = 0;
     if (n.nchild == 0) {
       const TreeLinks& l = h.links[std::size_t(tree_of[k])];
       for (std::int32_t j = l.begin; j < l.end; ++j)
         for (int d = 0; d < dim; ++d) {
           const double x = h.src[4 * std::size_t(j) + std::size_t(d)];
-          if (j == l.begin || x < n.box.lo[d]) n.box.lo[d] = x;
-          if (j == l.begin || x > n.box.hi[d]) n.box.hi[d] = x;
+          if (j == l.begin || x < lo[d]) lo[d] = x;
+          if (j == l.begin || x > hi[d]) hi[d] = x;
         }
     } else {
       for (std::int32_t c = n.child; c < n.child + n.nchild; ++c)
         for (int d = 0; d < dim; ++d) {
-          const Bounds& b = r[std::size_t(c)].box;
-          if (c == n.child || b.lo[d] < n.box.lo[d]) n.box.lo[d] = b.lo[d];
-          if (c == n.child || b.hi[d] > n.box.hi[d]) n.box.hi[d] = b.hi[d];
+          const double* b = box[std::size_t(c)].data();
+          if (c == n.child || b[d] < lo[d]) lo[d] = b[d];
+          if (c == n.child || b[3 + d] > hi[d]) hi[d] = b[3 + d];
         }
     }
+    for (int d = 0; d < 3; ++d)
+      n.centre[d] = 0.5 * (lo[d] + hi[d]), n.half[d] = 0.5 * (hi[d] - lo[d]);
   }
   return r;
 }
 
 // Whether some particle of the region may lie within sqrt(r2) of c: the region's leaves within it.
-bool near(const double* c, double r2, const Region& r, int dim, std::vector<std::int32_t>& stack) {
-  if (r[0].box.empty()) return false;
+// The distance is the walk's own (tree_detail::box_dist2, the test of a group's box), in 3D: in 2D
+// the third coordinates are all 0.
+bool near(const double* c, double r2, const Region& r, std::vector<std::int32_t>& stack) {
+  if (r[0].half[0] < 0) return false;
   stack.assign(1, 0);
   while (!stack.empty()) {
     const RegionNode& n = r[std::size_t(stack.back())];
     stack.pop_back();
-    if (dist2(c, n.box, dim) > r2) continue;
+    if (tree_detail::box_dist2<3>(c, n.centre, n.half) > r2) continue;
     if (n.nchild == 0) return true;
     for (std::int32_t k = n.child; k < n.child + n.nchild; ++k) stack.push_back(k);
   }
@@ -241,13 +234,13 @@ void add_below(const HostTree& h, std::size_t i, int levels, Sources& out, bool 
 
 // What of h the targets inside b need: accepted nodes as pseudo-particles, opened leaves' particles.
 void essential(const HostTree& h, const Region& b, Sources& out) {
-  if (h.links.empty() || b[0].box.empty()) return;
+  if (h.links.empty() || b[0].half[0] < 0) return;
   std::vector<std::int32_t> scratch;
   std::vector<std::int32_t> stack{0};
   while (!stack.empty()) {
     const std::size_t i = std::size_t(stack.back());
     stack.pop_back();
-    if (!near(&h.com[4 * i], h.rcrit2[i], b, h.dim, scratch)) {
+    if (!near(&h.com[4 * i], h.rcrit2[i], b, scratch)) {
       // Monopole trees: the receiving rank's tree groups the pseudo-particles with its own
       // particles, and a point hides the extent of the node it stands for, so its error would
       // add to the receiving node's; the node's descendants two levels down (or its particles)
