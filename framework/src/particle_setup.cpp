@@ -254,23 +254,6 @@ HostParticles slice(const HostParticles& whole, std::size_t f, std::size_t e) {
   return part;
 }
 
-// Copies hp's particles into all from index `at` (positions, velocities, masses, types, ids and the
-// image counts a generator gave).
-void place(HostParticles& all, std::size_t at, const HostParticles& hp) {
-  const std::size_t n = hp.size();
-  auto put = [&](auto& dst, const auto& src) {
-    if (src.size() == n) std::copy(src.begin(), src.end(), dst.begin() + std::ptrdiff_t(at));
-  };
-  for (int d = 0; d < all.dim; ++d) {
-    put(all.x[d], hp.x[d]);
-    put(all.v[d], hp.v[d]);
-    put(all.image[d], hp.image[d]);
-  }
-  put(all.mass, hp.mass);
-  put(all.type, hp.type);
-  put(all.id, hp.id);
-}
-
 // The ids [b, e) of n that rank `me` of `ranks` holds: contiguous blocks in proportion to the
 // weights (none: equal blocks), in rank order.
 std::pair<std::size_t, std::size_t> id_block(std::size_t n, int ranks, int me,
@@ -463,7 +446,7 @@ void Simulation::generate(const Scenario& sc, const Registry& registry) {
     hold(hp.size());
     held -= whole;
     if (parts > 1) {
-      place(all, at, hp);
+      all.assign_at(at, hp);
       held -= hp.size();
     } else if (e > f) {
       all = std::move(hp);

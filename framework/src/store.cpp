@@ -23,10 +23,17 @@ void HostParticles::resize(std::size_t n) {
 
 void HostParticles::append(const HostParticles& o) {
   if (o.dim != dim) throw Error("internal: appending particles of another dimension");
-  const std::size_t n0 = size(), n1 = o.size();
-  resize(n0 + n1);
+  const std::size_t n0 = size();
+  resize(n0 + o.size());
+  assign_at(n0, o);
+}
+
+void HostParticles::assign_at(std::size_t at, const HostParticles& o) {
+  if (o.dim != dim) throw Error("internal: copying particles of another dimension");
+  const std::size_t n1 = o.size();
+  if (at + n1 > size()) throw Error("internal: copying particles beyond the end of the set");
   auto copy = [&](auto& dst, const auto& src) {
-    if (src.size() == n1) std::copy(src.begin(), src.end(), dst.begin() + n0);
+    if (src.size() == n1) std::copy(src.begin(), src.end(), dst.begin() + std::ptrdiff_t(at));
   };
   for (int d = 0; d < dim; ++d) {
     copy(x[d], o.x[d]);

@@ -52,6 +52,9 @@ struct HostParticles {
   void resize(std::size_t n);
   // Appends another set (same dimension); ids are renumbered by the store, not here.
   void append(const HostParticles& o);
+  // Copies o's particles (same dimension) to [at, at + o.size()), which must exist: every array
+  // o holds for all of its particles (labels aside).
+  void assign_at(std::size_t at, const HostParticles& o);
 };
 
 // Memory of one backend. The CPU backend uses 64-byte aligned host memory; the CUDA backend supplies

@@ -130,6 +130,13 @@ struct ClearIds {
   PARDYN_HD PARDYN_INLINE void operator()(std::size_t k) const { id[k] = -1; }
 };
 
+// The image of x nearest c along an axis of period L.
+template <class Real>
+PARDYN_HD PARDYN_INLINE Real nearest_image(Real x, double c, double L) {
+  const double u = double(x) - c;
+  return Real(c + (u - L * nearbyint(u / L)));
+}
+
 // out = the image of x nearest c along an axis of period L.
 template <class Real>
 struct UnwrapAxis {
@@ -137,8 +144,7 @@ struct UnwrapAxis {
   Real* out;
   double c, L;
   PARDYN_HD PARDYN_INLINE void operator()(std::size_t i) const {
-    const double u = double(x[i]) - c;
-    out[i] = Real(c + (u - L * nearbyint(u / L)));
+    out[i] = nearest_image(x[i], c, L);
   }
 };
 
@@ -199,13 +205,7 @@ struct CopyAndMeasure {
   PARDYN_HD PARDYN_INLINE double operator()(std::size_t i) const {
     for (int d = 0; d < Dim; ++d) {
       const Real x = m.p.x[d][i];
-      if (unwrap.period[d] > 0) {
-        const double u = double(x) - unwrap.centre[d];
-        out[d][i] =
-            Real(unwrap.centre[d] + (u - unwrap.period[d] * nearbyint(u / unwrap.period[d])));
-      } else {
-        out[d][i] = x;
-      }
+      out[d][i] = unwrap.period[d] > 0 ? nearest_image(x, unwrap.centre[d], unwrap.period[d]) : x;
     }
     return m(i);
   }
