@@ -23,6 +23,67 @@
 namespace pardyn {
 namespace detail {
 
+int plan_shared_level(const CellList& cl, const CellPlan& plan) {
+  double w = 0;
+  for (int d = 0; d < cl.dim; ++d) w = std::max(w, cl.width[d]);
+  // Level 0's exact near zone: the particles of `near` rings of cells around the target's.
+  const double near_reach = double(plan.near + 1) * w;
+  if (!(near_reach <= plan.ghost_reach))
+    throw Error("cell_list far zones on several ranks: the ghosts reach " +
+                format_number(plan.ghost_reach) +
+                " beyond a rank's particles, less than the exact " +
+                "near zone (near + 1 = " + std::to_string(plan.near + 1) + " cells of " +
+                format_number(w) + "); use fewer ranks, a smaller cell_size or near");
+  // A level l < top serves cells up to 2 rings + 1 of its cells from the target's: the levels
+  // below L are this rank's own when (2 rings + 2) cells of level L - 1 fit in the ghosts' reach.
+  int L = 0;
+  while (L + 1 < cl.levels && double(plan.rings + 1) * std::ldexp(w, L + 1) <= plan.ghost_reach)
+    ++L;
+  return L;
+}
+
+void plan_far(CellPlan& plan, const Box& box, int dim, std::size_t n_all,
+              const CellListOptions& opt) {
+  for (int d = 0; d < dim; ++d)
+    if (box.boundary[d] == Boundary::Periodic)
+      throw Error("cell_list far zones (a long-range law) need open or walled axes: axis " +
+                  std::to_string(d) +
+                  " is periodic; use scheme \"all_pairs\" (minimum image) or make the axis a "
+                  "wall");
+  if (opt.rings < 1 || 2 * opt.rings < opt.near)
+    throw Error("cell_list: rings must be at least 1 and at least near / 2 (got rings = " +
+                std::to_string(opt.rings) + ", near = " + std::to_string(opt.near) + ")");
+  plan.far = true;
+  plan.near = opt.near;
+  plan.max_cells = opt.max_cells ? opt.max_cells : 2 * n_all + 1024;
+  plan.verlet = false;
+  plan.range = std::numeric_limits<double>::infinity();
+  plan.rings = opt.rings;
+  plan.quadrupole = opt.quadrupole;
+  plan.min_width = opt.cell_size;
+  // Without a cell size: about kFarParticlesPerCell particles a cell (the pyramid makes the far
+  // work grow only with log(cells), so small cells cost little), but wide enough that `near`
+  // rings hold the law's short range.
+  plan.target_cells = double(n_all) / kFarParticlesPerCell;
+  plan.floor_width = opt.short_range > 0 ? opt.short_range / opt.near : 0;
+}
+
+double far_cell_width(const Box& box, int dim, std::size_t n_all, const CellListOptions& opt) {
+  CellPlan plan;
+  plan_far(plan, box, dim, n_all, opt);
+  CellList cl;
+  cl.dim = dim;
+  const double none[3] = {0, 0, 0};
+  plan_grid(cl, dim, box, plan, none, none);
+  double w = 0;
+  for (int d = 0; d < dim; ++d) w = std::max(w, cl.width[d]);
+  return w;
+}
+
+void sum_over_ranks(const CellPlan& plan, double* sums, std::size_t n) {
+  if (plan.comm) plan.comm->sum(sums, n);
+}
+
 void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, const double* bmin,
                const double* bmax) {
   double extent[3] = {0, 0, 0};
@@ -154,7 +215,10 @@ class CpuCells {
     bool rebuild = plan.force || order_.size() != n;
     if (!rebuild) rebuild = gather(p, box, plan.verlet) > plan.half_skin2;
     if (rebuild) build(p, box, plan, cl);
-    if (plan.far) moments(cl, plan);
+    if (plan.far) {
+      publish(cl, plan);  // the sorted order, which the shared level's sums read
+      moments(cl, plan);
+    }
     publish(cl, plan);
     return rebuild;
   }
@@ -345,31 +409,67 @@ class CpuCells {
     }
   }
 
-  // The far zones' pyramid: level 0 from the particles, each level above from the one below.
+  // The far zones' pyramid: level 0 from the particles, each level above from the one below; on
+  // several ranks the shared level from the ranks' sums (CellList::shared_level).
   void moments(CellList& cl, const CellPlan& plan) {
     constexpr int NQ = kQuadTerms<Dim>;
     plan_pyramid(cl, plan.rings);
+    cl.shared_level = plan.comm ? plan_shared_level(cl, plan) : cl.levels;
+    const int L = cl.shared_level;
     mom_.resize(cl.pyramid_cells);
     quad_.resize(plan.quadrupole ? cl.pyramid_cells * NQ : 0);
     Real* quad = plan.quadrupole ? quad_.data() : nullptr;
-    const std::int64_t nc = std::int64_t(cl.ncells);
-#pragma omp parallel for schedule(static) if (nc > 256)
-    for (std::int64_t c = 0; c < nc; ++c) {
-      int i[3];
-      level_cell_coords(std::size_t(c), cl.level_cells[0], i);
-      double ref[3];
-      level_cell_centre<Dim>(cl, 0, i, ref);
-      CellSums<Dim> sums;
-      for (std::uint32_t k = start_[c]; k < end_[c]; ++k) sums.add_particle(pos_[k], ref);
-      sums.finish(ref, mom_[std::size_t(c)], quad ? quad + NQ * std::size_t(c) : nullptr);
-    }
-    for (int l = 1; l < cl.levels; ++l) {
-      const std::int64_t n =
-          std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
+    auto cells_of = [&](int l) {
+      return std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
+    };
+    auto coarsen = [&](int l) {
+      const std::int64_t n = cells_of(l);
 #pragma omp parallel for schedule(static) if (n > 256)
       for (std::int64_t c = 0; c < n; ++c)
         coarsen_cell<Real, Dim>(cl, l, std::size_t(c), mom_.data(), quad);
+    };
+    if (L > 0) {
+      const std::int64_t nc = std::int64_t(cl.ncells);
+#pragma omp parallel for schedule(static) if (nc > 256)
+      for (std::int64_t c = 0; c < nc; ++c) {
+        int i[3];
+        level_cell_coords(std::size_t(c), cl.level_cells[0], i);
+        double ref[3];
+        level_cell_centre<Dim>(cl, 0, i, ref);
+        CellSums<Dim> sums;
+        for (std::uint32_t k = start_[c]; k < end_[c]; ++k) sums.add_particle(pos_[k], ref);
+        sums.finish(ref, mom_[std::size_t(c)], quad ? quad + NQ * std::size_t(c) : nullptr);
+      }
     }
+    for (int l = 1; l < L; ++l) coarsen(l);
+    if (L >= cl.levels) return;
+    shared_level(cl, plan, L, quad);
+    for (int l = L + 1; l < cl.levels; ++l) coarsen(l);
+  }
+
+  // The shared level L: this rank's own particles summed per cell, the sums added over the ranks,
+  // the cells' records made from them.
+  void shared_level(CellList& cl, const CellPlan& plan, int L, Real* quad) {
+    const std::int64_t nL =
+        std::int64_t(cl.level_cells[L][0]) * cl.level_cells[L][1] * cl.level_cells[L][2];
+    const std::size_t block = std::size_t(1) << (L * Dim);
+    sums_.assign(std::size_t(nL) * kSumTerms<Dim>, 0.0);
+#pragma omp parallel for schedule(dynamic, 16) if (nL > 64)
+    for (std::int64_t c = 0; c < nL; ++c) {
+      int i[3];
+      level_cell_coords(std::size_t(c), cl.level_cells[L], i);
+      double ref[3];
+      level_cell_centre<Dim>(cl, L, i, ref);
+      CellSums<Dim> s;
+      for (std::size_t j = 0; j < block; ++j) {
+        std::size_t cell = 0;
+        if (block_cell<Dim>(cl, L, i, j, cell)) add_own_particles<Real, Dim>(cl, cell, ref, s);
+      }
+      s.pack(sums_.data() + kSumTerms<Dim> * std::size_t(c));
+    }
+    sum_over_ranks(plan, sums_.data(), sums_.size());
+    for (std::int64_t c = 0; c < nL; ++c)
+      finish_shared_cell<Real, Dim>(cl, L, std::size_t(c), sums_.data(), mom_.data(), quad);
   }
 
   void publish(CellList& cl, const CellPlan& plan) {
@@ -409,6 +509,7 @@ class CpuCells {
   std::vector<Rec> pos_, ref_;
   std::vector<CellMoment<Real>> mom_;
   std::vector<Real> quad_;
+  std::vector<double> sums_;
   std::vector<Real> scratch_;
   int threads_ = 1;
   bool one_type_ = false;
@@ -480,7 +581,7 @@ bool same_box(const Box& a, const Box& b) {
 bool same_options(const CellListOptions& a, const CellListOptions& b) {
   return a.cutoff == b.cutoff && a.skin == b.skin && a.neighbour_list == b.neighbour_list &&
          a.half_list == b.half_list && a.cell_size == b.cell_size && a.near == b.near &&
-         a.max_cells == b.max_cells;
+         a.max_cells == b.max_cells && a.comm == b.comm && a.ghost_reach == b.ghost_reach;
 }
 }  // namespace
 
@@ -499,28 +600,27 @@ bool CellListBuilder::update(const ParticleStore& s, const Box& box, const CellL
   plan.far = !std::isfinite(opt.cutoff);
   plan.cutoff = opt.cutoff;
   plan.near = opt.near;
-  plan.max_cells = opt.max_cells ? opt.max_cells : 2 * s.size() + 1024;
-  if (plan.far) {
+  // Far zones on several ranks: one grid over the whole box for all ranks' particles.
+  std::size_t n_all = s.size();
+  if (plan.far && opt.comm) {
     for (int d = 0; d < dim; ++d)
-      if (box.boundary[d] == Boundary::Periodic)
-        throw Error("cell_list far zones (a long-range law) need open or walled axes: axis " +
-                    std::to_string(d) +
-                    " is periodic; use scheme \"all_pairs\" (minimum image) or make the axis a "
-                    "wall");
-    plan.verlet = false;
-    plan.range = std::numeric_limits<double>::infinity();
-    if (opt.rings < 1 || 2 * opt.rings < opt.near)
-      throw Error("cell_list: rings must be at least 1 and at least near / 2 (got rings = " +
-                  std::to_string(opt.rings) + ", near = " + std::to_string(opt.near) + ")");
-    plan.rings = opt.rings;
-    plan.quadrupole = opt.quadrupole;
-    plan.min_width = opt.cell_size;
-    // Without a cell size: about kFarParticlesPerCell particles a cell (the pyramid makes the far
-    // work grow only with log(cells), so small cells cost little), but wide enough that `near`
-    // rings hold the law's short range.
-    plan.target_cells = double(s.size()) / detail::kFarParticlesPerCell;
-    plan.floor_width = opt.short_range > 0 ? opt.short_range / opt.near : 0;
+      if (box.boundary[d] == Boundary::Open)
+        throw Error(
+            "cell_list far zones on several ranks need walled axes (the ranks share one "
+            "grid over the box): axis " +
+            std::to_string(d) +
+            " is open; give the box walls (boundary = \"wall\"), use scheme \"tree\" "
+            "(which runs on several ranks with open axes), or run on one rank");
+    std::int64_t n = std::int64_t(s.targets());
+    opt.comm->sum(&n, 1);
+    n_all = std::size_t(n);
+    plan.comm = opt.comm;
+    plan.ghost_reach = opt.ghost_reach;
+  }
+  if (plan.far) {
+    detail::plan_far(plan, box, dim, n_all, opt);
   } else {
+    plan.max_cells = opt.max_cells ? opt.max_cells : 2 * n_all + 1024;
     plan.verlet = opt.neighbour_list;
     plan.half = plan.verlet && opt.half_list && s.backend() == Backend::Cpu;
     plan.range = plan.verlet ? opt.cutoff + opt.skin : opt.cutoff;

@@ -179,6 +179,16 @@ __global__ void cell_verlet(CellList g, PeriodicImage<Real> img, Real range2, st
   atomicMax(worst, m);
 }
 
+// The sums of a warp's lanes, in every lane.
+template <int Dim>
+__device__ void warp_sum(CellSums<Dim>& s) {
+  for (int o = 16; o > 0; o /= 2) {
+    s.m += __shfl_xor_sync(0xffffffffu, s.m, o);
+    for (int d = 0; d < Dim; ++d) s.mx[d] += __shfl_xor_sync(0xffffffffu, s.mx[d], o);
+    for (int q = 0; q < kQuadTerms<Dim>; ++q) s.mxx[q] += __shfl_xor_sync(0xffffffffu, s.mxx[q], o);
+  }
+}
+
 // Level 0 of the far zones' pyramid: mass, centre of mass and second moments of each cell from its
 // particles, one warp per cell, sums in double (cell_pyramid.hpp).
 template <class Real, int Dim>
@@ -195,12 +205,37 @@ __global__ void cell_moments(CellList g, CellMoment<Real>* mom, Real* quad) {
   CellSums<Dim> s;
   for (std::uint32_t k = g.cell_start[c] + lane; k < g.cell_end[c]; k += 32)
     s.add_particle(pos[k], ref);
-  for (int o = 16; o > 0; o /= 2) {
-    s.m += __shfl_xor_sync(0xffffffffu, s.m, o);
-    for (int d = 0; d < Dim; ++d) s.mx[d] += __shfl_xor_sync(0xffffffffu, s.mx[d], o);
-    for (int q = 0; q < NQ; ++q) s.mxx[q] += __shfl_xor_sync(0xffffffffu, s.mxx[q], o);
-  }
+  warp_sum(s);
   if (lane == 0) s.finish(ref, mom[c], quad ? quad + NQ * c : nullptr);
+}
+
+// Far zones on several ranks: the sums of each cell of the shared level L over this rank's own
+// particles, one warp per cell (its lanes take the level-0 cells of the block in turn), packed.
+template <class Real, int Dim>
+__global__ void cell_own_sums(CellList g, int L, std::size_t n, double* sums) {
+  const std::size_t c = (blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (c >= n) return;
+  int i[3];
+  level_cell_coords(c, g.level_cells[L], i);
+  double ref[3];
+  level_cell_centre<Dim>(g, L, i, ref);
+  CellSums<Dim> s;
+  const std::size_t block = std::size_t(1) << (L * Dim);
+  for (std::size_t j = std::size_t(lane); j < block; j += 32) {
+    std::size_t cell = 0;
+    if (block_cell<Dim>(g, L, i, j, cell)) add_own_particles<Real, Dim>(g, cell, ref, s);
+  }
+  warp_sum(s);
+  if (lane == 0) s.pack(sums + kSumTerms<Dim> * c);
+}
+
+// ... and their records from the sums over all ranks: one thread per cell.
+template <class Real, int Dim>
+__global__ void cell_finish_shared(CellList g, int L, std::size_t n, const double* sums,
+                                   CellMoment<Real>* mom, Real* quad) {
+  const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (c < n) finish_shared_cell<Real, Dim>(g, L, c, sums, mom, quad);
 }
 
 // Level l >= 1 of the pyramid from level l - 1: one thread per cell.
@@ -227,6 +262,18 @@ class CudaCells {
     bool rebuild = plan.force || n != n_ || !built_;
     if (n == 0) {
       n_ = 0;
+      if (plan.far && plan.comm) {
+        // A rank without particles still adds its (empty) sums to the other ranks'.
+        const double none[3] = {0, 0, 0};
+        plan_grid(cl, Dim, box, plan, none, none);
+        ncells_ = cl.ncells;
+        PARDYN_CUDA_CHECK(
+            cudaMemset(start_.reserve(ncells_, "cell ranges"), 0, ncells_ * sizeof(std::uint32_t)));
+        PARDYN_CUDA_CHECK(
+            cudaMemset(end_.reserve(ncells_, "cell ranges"), 0, ncells_ * sizeof(std::uint32_t)));
+        cl.n = 0;
+        moments(cl, plan);
+      }
       publish(cl, plan);
       cl.n = 0;
       return rebuild;
@@ -244,29 +291,56 @@ class CudaCells {
       rebuild = host_.p[0] == epoch_;
     }
     if (rebuild) build(p, box, plan, cl);
-    if (plan.far) {
-      constexpr int NQ = kQuadTerms<Dim>;
-      plan_pyramid(cl, plan.rings);
-      mom_.reserve(cl.pyramid_cells, "cell pyramid moments");
-      Real* quad = plan.quadrupole
-                       ? quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles")
-                       : nullptr;
-      publish(cl, plan);
-      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
-      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
-      PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
-      for (int l = 1; l < cl.levels; ++l) {
-        const std::size_t nl =
-            std::size_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
-        cell_coarsen<Real, Dim><<<blocks_for(nl), kThreads>>>(cl, l, nl, mom_.get(), quad);
-        PARDYN_CUDA_CHECK_LAUNCH("cell_coarsen");
-      }
-    }
+    if (plan.far) moments(cl, plan);
     publish(cl, plan);
     return rebuild;
   }
 
  private:
+  // The far zones' pyramid: level 0 from the particles, each level above from the one below; on
+  // several ranks the shared level from the ranks' sums (CellList::shared_level).
+  void moments(CellList& cl, const CellPlan& plan) {
+    constexpr int NQ = kQuadTerms<Dim>;
+    plan_pyramid(cl, plan.rings);
+    cl.shared_level = plan.comm ? plan_shared_level(cl, plan) : cl.levels;
+    const int L = cl.shared_level;
+    mom_.reserve(cl.pyramid_cells, "cell pyramid moments");
+    Real* quad = plan.quadrupole ? quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles")
+                                 : nullptr;
+    publish(cl, plan);
+    auto cells_of = [&](int l) {
+      return std::size_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
+    };
+    auto coarsen = [&](int l) {
+      cell_coarsen<Real, Dim>
+          <<<blocks_for(cells_of(l)), kThreads>>>(cl, l, cells_of(l), mom_.get(), quad);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_coarsen");
+    };
+    if (L > 0) {
+      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
+      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
+    }
+    for (int l = 1; l < L; ++l) coarsen(l);
+    if (L >= cl.levels) return;
+    // The shared level: this rank's own particles summed per cell, the sums added over the ranks
+    // on the host, the cells' records made from them.
+    const std::size_t nL = cells_of(L), terms = nL * kSumTerms<Dim>;
+    double* sums = sums_.reserve(terms, "far-zone sums over the ranks");
+    const unsigned b = unsigned((nL * 32 + kThreads - 1) / kThreads);
+    cell_own_sums<Real, Dim><<<b, kThreads>>>(cl, L, nL, sums);
+    PARDYN_CUDA_CHECK_LAUNCH("cell_own_sums");
+    host_sums_.resize(terms);
+    PARDYN_CUDA_CHECK(
+        cudaMemcpy(host_sums_.data(), sums, terms * sizeof(double), cudaMemcpyDeviceToHost));
+    sum_over_ranks(plan, host_sums_.data(), terms);
+    PARDYN_CUDA_CHECK(
+        cudaMemcpy(sums, host_sums_.data(), terms * sizeof(double), cudaMemcpyHostToDevice));
+    cell_finish_shared<Real, Dim><<<blocks_for(nL), kThreads>>>(cl, L, nL, sums, mom_.get(), quad);
+    PARDYN_CUDA_CHECK_LAUNCH("cell_finish_shared");
+    for (int l = L + 1; l < cl.levels; ++l) coarsen(l);
+  }
+
   void build(const ParticleView<Real, Dim>& p, const Box& box, const CellPlan& plan, CellList& cl) {
     const std::size_t n = p.n;
     n_ = n;
@@ -383,7 +457,8 @@ class CudaCells {
   DeviceArray<std::int32_t> type_;
   DeviceArray<CellMoment<Real>> mom_;
   DeviceArray<Real> quad_;
-  DeviceArray<double> bounds_;
+  DeviceArray<double> bounds_, sums_;
+  std::vector<double> host_sums_;
   DeviceArray<unsigned char> temp_;
   HostWords host_;
   std::size_t n_ = 0, ncells_ = 0, pitch_ = 0, capacity_ = 0;

@@ -25,6 +25,9 @@ struct CellPlan {
   int rings = 2;           // far zones: the pyramid's rings (CellList::rings)
   bool quadrupole = true;  // far zones: cells' second moments too
   std::size_t max_cells = 0;
+  // Far zones on several ranks (CellListOptions::comm): the ghosts' reach and the ranks.
+  Comm* comm = nullptr;
+  double ghost_reach = 0;
 };
 
 // Far zones without a cell size: particles per level-0 cell wanted.
@@ -34,6 +37,21 @@ constexpr double kFarParticlesPerCell = 8.0;
 // axes, the particles' bounding box [bmin, bmax].
 void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, const double* bmin,
                const double* bmax);
+
+// The far zones' part of a plan, for n_all particles (all ranks').
+void plan_far(CellPlan& plan, const Box& box, int dim, std::size_t n_all,
+              const CellListOptions& opt);
+// The widest level-0 cell edge far zones on the walled box get for n_all particles.
+double far_cell_width(const Box& box, int dim, std::size_t n_all, const CellListOptions& opt);
+
+// Far zones on several ranks: the first pyramid level summed over the ranks (CellList::
+// shared_level): the lowest level whose cells, at the ranges where the levels below it serve a
+// target, are all within plan.ghost_reach of it. Throws when the ghosts cannot even hold the
+// exact near zone. cl's pyramid must be planned.
+int plan_shared_level(const CellList& cl, const CellPlan& plan);
+
+// Sums the packed cell sums (CellSums::pack, kSumTerms per cell) over the ranks, in place.
+void sum_over_ranks(const CellPlan& plan, double* sums, std::size_t n);
 
 class CellEngine {
  public:

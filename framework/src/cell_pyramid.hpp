@@ -39,6 +39,9 @@ inline void plan_pyramid(CellList& cl, int rings) {
   cl.pyramid_cells = total;
 }
 
+template <int Dim>
+constexpr int kSumTerms = 1 + Dim + kQuadTerms<Dim>;
+
 // Sums over the particles (or child cells) of one cell, relative to the cell's geometric centre
 // `ref` (so that float positions far from the origin keep their digits), in double.
 template <int Dim>
@@ -73,6 +76,17 @@ struct CellSums {
     double y[3] = {0, 0, 0};
     for (int d = 0; d < Dim; ++d) y[d] = double(r.c[d]) - ref[d];
     add_point(double(record_mass<Dim>(r)), y);
+  }
+  // The sums as kSumTerms<Dim> doubles (m, mx[Dim], mxx[kQuadTerms]): what the ranks add up.
+  PARDYN_HD void pack(double* out) const {
+    out[0] = m;
+    for (int d = 0; d < Dim; ++d) out[1 + d] = mx[d];
+    for (int k = 0; k < kQuadTerms<Dim>; ++k) out[1 + Dim + k] = mxx[k];
+  }
+  PARDYN_HD void unpack(const double* in) {
+    m = in[0];
+    for (int d = 0; d < Dim; ++d) mx[d] = in[1 + d];
+    for (int k = 0; k < kQuadTerms<Dim>; ++k) mxx[k] = in[1 + Dim + k];
   }
   PARDYN_HD void add(const CellSums& o) {
     m += o.m;
@@ -144,6 +158,48 @@ PARDYN_HD PARDYN_INLINE void coarsen_cell(const CellList& cl, int l, std::size_t
         s.add_cell(mom[f], quad ? quad + NQ * f : static_cast<const Real*>(nullptr), ref);
       }
   const std::size_t out = cl.level_offset[l] + c;
+  s.finish(ref, mom[out], quad ? quad + NQ * out : static_cast<Real*>(nullptr));
+}
+
+// Far zones on several ranks: level-0 cell number j (0 .. 2^(L dim) - 1) of the block under cell
+// (i0, i1, i2) of level L, as a linear level-0 index; false where the block is clipped by the grid.
+template <int Dim>
+PARDYN_HD PARDYN_INLINE bool block_cell(const CellList& cl, int L, const int (&i)[3], std::size_t j,
+                                        std::size_t& cell) {
+  const std::size_t side = std::size_t(1) << L;
+  int a[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) {
+    a[d] = int(std::size_t(i[d]) * side + j % side);
+    j /= side;
+    if (a[d] >= cl.cells[d]) return false;
+  }
+  cell = cl.cell_index(a[0], a[1], a[2]);
+  return true;
+}
+
+// The rank's own particles (store index < n_targets; not the ghosts) of level-0 cell `cell`,
+// added to the sums of their level-L cell about its centre `ref`.
+template <class Real, int Dim>
+PARDYN_HD PARDYN_INLINE void add_own_particles(const CellList& cl, std::size_t cell,
+                                               const double* ref, CellSums<Dim>& s) {
+  const CellParticle<Real>* pos = cl.positions<Real>();
+  for (std::uint32_t k = cl.cell_start[cell]; k < cl.cell_end[cell]; ++k)
+    if (cl.order[k] < cl.n_targets) s.add_particle(pos[k], ref);
+}
+
+// The record (and second moments) of cell c of the shared level L from its sums over all ranks.
+template <class Real, int Dim>
+PARDYN_HD PARDYN_INLINE void finish_shared_cell(const CellList& cl, int L, std::size_t c,
+                                                const double* sums, CellMoment<Real>* mom,
+                                                Real* quad) {
+  constexpr int NQ = kQuadTerms<Dim>;
+  int i[3];
+  level_cell_coords(c, cl.level_cells[L], i);
+  double ref[3];
+  level_cell_centre<Dim>(cl, L, i, ref);
+  CellSums<Dim> s;
+  s.unpack(sums + kSumTerms<Dim> * c);
+  const std::size_t out = cl.level_offset[L] + c;
   s.finish(ref, mom[out], quad ? quad + NQ * out : static_cast<Real*>(nullptr));
 }
 

@@ -678,8 +678,9 @@ std::size_t expected_particles(const Scenario& sc) {
 //               cell_list to 4,000,000, the tree with theta = 0.7 beyond;
 //   CPU (2 cores): all_pairs up to 1,000 particles (where the two are even), cell_list beyond.
 // all_pairs when an axis is periodic (neither approximation sees periodic images) or N is not
-// known before the particles are generated (a file). Other laws keep all_pairs. Parallel runs fall
-// back to all_pairs (the ring; simulation.cpp).
+// known before the particles are generated (a file). Other laws keep all_pairs. Parallel runs keep
+// the choice (the tree and far zones run on several ranks), but far zones with an open axis fall
+// back to all_pairs (the ring; simulation.cpp): on several ranks they need walls.
 void choose_schemes(Scenario& sc, const Registry& registry) {
   const std::size_t n = expected_particles(sc);
   bool periodic = false;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "cell_list_impl.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
@@ -32,10 +33,23 @@ void Simulation::plan_parallel(const Scenario& sc) {
       if (kind == NeighbourhoodKind::AllPairs) pairs = true;
       if (kind == NeighbourhoodKind::CellList) {
         const double cut = ft.potential->cutoff();
-        if (!std::isfinite(cut))
-          throw Error(ft.label +
-                      ": cell_list far zones (a long-range law) do not run on several "
-                      "ranks; use scheme \"all_pairs\" (the all-pairs ring) or run on one rank");
+        cells = true;
+        if (!std::isfinite(cut)) {
+          // Far zones: the ranks share the pyramid's coarse levels; the ghosts' reach is set once
+          // the particles are known (plan_far_ghosts).
+          for (int d = 0; d < sc.dim; ++d)
+            if (sc.box.boundary[d] != Boundary::Wall)
+              throw Error(ft.label +
+                          ": cell_list far zones on several ranks need walled axes (the ranks "
+                          "share one grid over the box), and axis " +
+                          std::string(1, "xyz"[d]) + " is " +
+                          (sc.box.boundary[d] == Boundary::Open ? "open" : "periodic") +
+                          ". Give the box walls (boundary = \"wall\"), use scheme \"tree\" (open "
+                          "axes) or \"all_pairs\" (periodic ones), or run on one rank");
+          far_reach_.resize(forces_.size(), 0.0);
+          far_reach_[k] = -1;  // to be planned
+          continue;
+        }
         double skin = 0;
         const ParamSet& ps = sc.potentials[k].scheme.params;
         if (ps.has("skin")) skin = ps.real("skin");
@@ -48,7 +62,6 @@ void Simulation::plan_parallel(const Scenario& sc) {
         const double margin = std::max(factor * skin, 0.1 * cut);
         width = std::max(width, cut + margin);
         trigger = std::min(trigger, 0.5 * margin);
-        cells = true;
       }
     }
     if (cells) {
@@ -67,6 +80,70 @@ void Simulation::plan_parallel(const Scenario& sc) {
     // domain decomposition only with its own), else along a Morton curve for the trees.
     if (domain_) morton_ = false;
   }
+}
+
+namespace {
+// Far zones on several ranks: about this many cells in the first pyramid level the ranks sum
+// together (kSumTerms doubles each, every evaluation); the levels below come from the ghosts,
+// which reach (rings + 1) of that level's cells. Fewer shared cells mean wider ghost layers.
+// PARDYN_FAR_SHARED_CELLS sets another number (docs/parallel.md).
+constexpr double kSharedCells = 32768;
+
+// The scheme's parameter `name` (an integer, a real), or the default when it is not given.
+double real_param(const ParamSet& p, const char* name, double fallback) {
+  return p.has(name) ? p.real(name) : fallback;
+}
+int int_param(const ParamSet& p, const char* name, int fallback) {
+  return p.has(name) ? int(p.integer(name)) : fallback;
+}
+}  // namespace
+
+// The ghosts of far zones reach (rings + 1) cells of the first shared level, whose cells are about
+// kSharedCells over the box (but always the exact near zone), as far as the sub-boxes allow.
+void Simulation::plan_far_ghosts(const Scenario& sc) {
+  if (!domain_ || far_reach_.empty()) return;
+  double width = domain_->width(), trigger = domain_->trigger();
+  double volume = 1;
+  for (int d = 0; d < sc.dim; ++d) volume *= sc.box.length(d);
+  for (std::size_t k = 0; k < far_reach_.size(); ++k) {
+    if (far_reach_[k] == 0) continue;
+    const ParamSet& ps = sc.potentials[k].scheme.params;
+    CellListOptions o;
+    o.cell_size = real_param(ps, "cell_size", o.cell_size);
+    o.near = int_param(ps, "near", o.near);
+    o.rings = int_param(ps, "rings", o.rings);
+    o.max_cells = std::size_t(int_param(ps, "max_cells", 0));
+    o.short_range = forces_[k].potential->reach().short_range;
+    const double w = detail::far_cell_width(sc.box, sc.dim, n_global_, o);
+    const double near_reach = (o.near + 1) * w * (1 + 1e-6);
+    double shared = kSharedCells;
+    if (const char* e = std::getenv("PARDYN_FAR_SHARED_CELLS"))
+      shared = std::max(1.0, std::atof(e));
+    const double want = std::pow(volume / shared, 1.0 / sc.dim);
+    int level = 0;
+    while (std::ldexp(w, level + 1) <= want) ++level;
+    double reach = near_reach;
+    for (; level >= 1; --level) {
+      const double r = (o.rings + 1) * std::ldexp(w, level) * (1 + 1e-6);
+      if (domain_->fits(1.1 * r)) {
+        reach = std::max(reach, r);
+        break;
+      }
+    }
+    far_reach_[k] = reach;
+    width = std::max(width, 1.1 * reach);
+    trigger = std::min(trigger, 0.05 * reach);
+  }
+  domain_->widen(width, trigger);
+}
+
+Reach Simulation::reach_of(std::size_t k) const {
+  Reach r = forces_[k].potential->reach();
+  if (k < far_reach_.size() && far_reach_[k] > 0) {
+    r.comm = comm_;
+    r.ghost_reach = far_reach_[k];
+  }
+  return r;
 }
 
 std::size_t Simulation::tree_sources_received() const {

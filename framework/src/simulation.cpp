@@ -98,6 +98,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     dt_max_ = integrator_->dt();
     plan_parallel(sc);
     make_particles(sc, registry);
+    plan_far_ghosts(sc);
     make_modifiers_and_outputs(sc, registry);
   });
 
@@ -201,8 +202,11 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
     ForceTerm ft;
     ft.label = "potential \"" + p.type + "\" (" + p.where + ")";
     ft.potential = registry.make_potential(p.type, p.params, run_);
-    if (p.scheme_auto && run_.ranks > 1 && p.scheme.type != "all_pairs") {
-      // The automatic choice (config.cpp) is for one rank; several ranks share the all-pairs ring.
+    bool open = false;
+    for (int d = 0; d < run_.dim; ++d) open = open || run_.box.boundary[d] == Boundary::Open;
+    if (p.scheme_auto && run_.ranks > 1 && p.scheme.type == "cell_list" && open) {
+      // The automatic choice (config.cpp) of far zones, which need walls on several ranks: the
+      // all-pairs ring instead.
       const FactoryInfo* ap = registry.find(PluginKind::Scheme, "all_pairs");
       ft.scheme =
           registry.make_scheme("all_pairs", parse_params(ap->schema, "", "all_pairs"), run_);
@@ -377,11 +381,14 @@ void Simulation::evaluate_forces() {
       timing_.lap(&timing_.force[k]);
     } else if (domain_ && kind == NeighbourhoodKind::CellList) {
       // On the work store (owned particles, then ghosts), whose forces on the owned ones are added.
+      // Far zones use the whole box (one grid for all ranks), cut-off laws the sub-box's.
       ParticleStore& w = domain_->work();
+      const bool far = k < far_reach_.size() && far_reach_[k] > 0;
+      const Box& box = far ? run_.box : domain_->work_box();
       ForceRequest wreq = req;
-      wreq.box = &domain_->work_box();
+      wreq.box = &box;
       backend_.ops->zero_forces(w, need_energy_, need_energy_);
-      f.scheme->update(w, domain_->work_box(), f.potential->reach());
+      f.scheme->update(w, box, reach_of(k));
       mark(1);
       timing_.lap(&timing_.neighbour);
       f.potential->compute(w, f.scheme->neighbourhood(), wreq);
@@ -436,8 +443,9 @@ void Simulation::build_neighbourhoods() {
     if (f.potential->external()) continue;
     const auto kind = f.scheme->neighbourhood().kind;
     const bool exchanged = k < lets_.size() && lets_[k];  // built at each evaluation anyway
+    const bool far = k < far_reach_.size() && far_reach_[k] > 0;
     if (domain_ && kind == NeighbourhoodKind::CellList)
-      f.scheme->update(domain_->work(), domain_->work_box(), f.potential->reach());
+      f.scheme->update(domain_->work(), far ? run_.box : domain_->work_box(), reach_of(k));
     else if (!(ring_ && kind == NeighbourhoodKind::AllPairs) && !exchanged)
       f.scheme->update(*store_, run_.box, f.potential->reach());
   }

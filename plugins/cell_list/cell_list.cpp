@@ -27,6 +27,8 @@ class CellListScheme final : public Scheme {
   void update(ParticleStore& s, const Box& box, const Reach& reach) override {
     opt_.cutoff = reach.cutoff;
     opt_.short_range = reach.short_range;
+    opt_.comm = reach.comm;
+    opt_.ghost_reach = reach.ghost_reach;
     try {
       rebuilt_ = builder_.update(s, box, opt_);
     } catch (const Error& e) {
@@ -72,7 +74,8 @@ void register_cell_list(Registrar& r) {
       "law's short range), the rest through a pyramid of cells, each level halving the cells per\n"
       "axis: a level acts through its cells' mass, centre of mass and (quadrupole = true) second\n"
       "moments on targets more than `rings` of its cells away, so the cost grows as N log N.\n"
-      "Open or walled axes only. Force errors against all_pairs: docs/cell-list.md.";
+      "Open or walled axes only (on several ranks, walled axes only: the ranks share one grid;\n"
+      "docs/parallel.md). Force errors against all_pairs: docs/cell-list.md.";
   f.backends = kCpu | kCuda;
   f.schema
       .real(

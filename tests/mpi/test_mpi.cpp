@@ -28,6 +28,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
+#include "pardyn/cell_list.hpp"
 #include "pardyn/generator_support.hpp"
 #include "checkpoint.hpp"
 #include "parallel/communicator.hpp"
@@ -788,8 +789,70 @@ TEST_F(Rank, TreeSoftGas2DShortRangePartHasOneRanksAccuracy) {
   tree_matches_one_rank("tree_soft_gas_2d");
 }
 
-TEST_F(Rank, CellListFarZonesAreRefusedOnEveryRank) {
-  expect_refused(scenario("gravity_cell_list"), "cell_list far zones");
+// --- The cell list's far zones on several ranks ----------------------------------------------------
+
+// The far zones' pyramid levels of term 0 after one evaluation: {first shared level, levels}
+// (the shared level: CellList::shared_level; `levels` when nothing is shared).
+std::pair<int, int> far_levels(const Scenario& sc, const std::string& out) {
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = out;
+  Simulation sim(sc, registry(), opt);
+  sim.measure();
+  const auto nb = sim.scheme(0).neighbourhood();
+  EXPECT_EQ(nb.kind, NeighbourhoodKind::CellList);
+  const auto* cl = static_cast<const CellList*>(nb.data);
+  EXPECT_TRUE(cl && cl->far) << "far zones";
+  return cl ? std::make_pair(cl->shared_level, cl->levels) : std::make_pair(-1, -1);
+}
+
+// The scenario's far zones on every rank against rank 0 alone: the same forces up to the order of
+// the sums (the ranks' grid is the serial one; the levels below the shared one come from the
+// ghosts, the shared ones from the ranks' sums). `shared_cells` sets PARDYN_FAR_SHARED_CELLS (how
+// many cells the first shared level should have; 0: the default), which moves that level.
+std::pair<int, int> far_zones_match_one_rank(const std::string& name, int shared_cells,
+                                             bool migrates = true) {
+  std::string toml = scenario(name);
+  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {
+    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
+    toml.replace(toml.find(from), from.size(), to);
+  }
+  if (shared_cells > 0) setenv("PARDYN_FAR_SHARED_CELLS", std::to_string(shared_cells).c_str(), 1);
+  const Comparison c = parallel_matches_serial(toml, kDomain);
+  if (migrates) EXPECT_GT(c.moved, 0u) << "no particle migrated";
+  const auto levels = far_levels(load(shared_dir("levels"), toml), shared_dir("levels-out"));
+  unsetenv("PARDYN_FAR_SHARED_CELLS");
+  if (rank() == 0) {
+    std::printf("[ measured ] far zones on %d ranks: levels %d, the ranks share levels %d..%d\n",
+                ranks(), levels.second, levels.first, levels.second - 1);
+    std::fflush(stdout);
+  }
+  EXPECT_LT(levels.first, levels.second) << "no pyramid level is summed over the ranks";
+  return levels;
+}
+
+TEST_F(Rank, CellListFarZonesSoftGas2DMatchOneRank) {
+  // 20,000 particles: the whole pyramid (2,500 cells at level 0) is cheaper to sum than to ghost.
+  const auto levels = far_zones_match_one_rank("far_soft_gas_2d", 0);
+  EXPECT_EQ(levels.first, 0);
+}
+
+TEST_F(Rank, CellListFarZonesSoftGas2DFromGhostsBelowTheSharedLevelMatchOneRank) {
+  // About 64 shared cells: the levels below come from each rank's particles and ghosts. These
+  // reach 48 (the margin 4.8), so that no particle moves far enough in the 60 steps for the
+  // ghosts to be chosen again, and none migrates (the test above migrates).
+  const auto levels = far_zones_match_one_rank("far_soft_gas_2d", 64, false);
+  EXPECT_GE(levels.first, 2) << "the levels below the shared one are not exercised";
+}
+
+TEST_F(Rank, CellListFarZonesGravity3DMatchOneRank) {
+  // Ghosts 9.6 wide with a margin of 0.96 (none is chosen again, none migrates in these steps).
+  const auto levels = far_zones_match_one_rank("far_gravity_3d", 8, false);
+  EXPECT_GE(levels.first, 1) << "the levels below the shared one are not exercised";
+}
+
+TEST_F(Rank, CellListFarZonesWithoutWallsAreRefusedOnEveryRank) {
+  expect_refused(scenario("gravity_cell_list"), "cell_list far zones on several ranks need walled");
 }
 
 // lj_small.toml with a line added to [simulation], another integrator, and text at the end.

@@ -106,6 +106,9 @@ struct CellList {
   std::size_t pyramid_cells = 0;              // cells of all levels
   const void* cell_mom = nullptr;   // [pyramid_cells] CellMoment<Real>: centre of mass and mass
   const void* cell_quad = nullptr;  // [pyramid_cells][kQuadTerms<dim>] second moments, or null
+  // Far zones on several ranks (CellListOptions::comm): the first level summed over the ranks
+  // (levels below it come from this rank's particles and ghosts); `levels` in a serial run.
+  int shared_level = 0;
 
   // --- statistics ---
   std::uint64_t builds = 0;   // rebuilds (sorts) so far
@@ -284,6 +287,14 @@ struct CellListOptions {
   // Largest number of cells (0: 2 N + 1024). A grid that would need more gets larger cells: a
   // particle flying away on an open axis costs speed, never memory.
   std::size_t max_cells = 0;
+  // Far zones on several ranks (Reach::comm, Reach::ghost_reach): the store holds this rank's
+  // particles [0, targets()) and ghosts, every other rank's particle within ghost_reach of a
+  // target among them. Every rank then builds the grid of the whole box (walled axes only) for
+  // all ranks' particles (N summed over comm); the pyramid's levels whose cells a target reaches
+  // within ghost_reach come from the rank's own and ghost particles, the levels above
+  // (CellList::shared_level on) from the own particles' sums added over comm.
+  Comm* comm = nullptr;
+  double ghost_reach = 0;
 };
 
 class CellListBuilder {

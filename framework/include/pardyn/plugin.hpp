@@ -161,9 +161,17 @@ struct SourceBlock {
 //                form (soft_gas: the core repulsion acts inside it); 0 when the law has none. A
 //                scheme that approximates distant particles (tree, cell_list far zones) must treat
 //                every pair closer than this exactly.
+//   comm, ghost_reach: set by the framework for a long-range law under a domain decomposition (a
+//                parallel run whose cell-list terms cut the box into sub-boxes): the store then
+//                holds the rank's particles [0, targets()) followed by ghosts, every particle of
+//                the other ranks within ghost_reach of a target among them. A scheme serves the
+//                rest through what the ranks sum together over comm (the cell list's far zones
+//                do). Null and 0 otherwise.
 struct Reach {
   double cutoff = std::numeric_limits<double>::infinity();
   double short_range = 0;
+  Comm* comm = nullptr;
+  double ghost_reach = 0;
 };
 
 struct ForceRequest {
@@ -470,7 +478,7 @@ class Registrar {
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 10;
+constexpr std::uint32_t kPluginAbi = 11;
 
 struct PluginDescriptor {
   std::uint32_t abi;

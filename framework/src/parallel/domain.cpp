@@ -16,17 +16,11 @@ constexpr int kMigrateTag = 7200, kGhostTag = 7300, kRefreshTag = 7400;
 constexpr int kSelectLinkTag = 1000, kRefreshLinkTag = 2000;  // added to a swap's tag
 }  // namespace
 
-// Long: the grid of sub-boxes chosen, then this rank's neighbours and exchange plan, in one pass.
-Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
-               Backend backend)
-    : comm_(comm), box_(box), dim_(dim), width_(width), trigger_(trigger), backend_(backend) {
-  stats_on_ = std::getenv("PARDYN_PARALLEL_STATS") != nullptr;
-  const int K = comm.size();
-  // The grid of sub-boxes: every factorisation of K over the bounded axes whose sub-boxes are at
-  // least the ghost width wide; the one with the least ghost-face area wins.
+// The grid of sub-boxes: every factorisation of K over the bounded axes whose sub-boxes are at
+// least the ghost width wide; the one with the least ghost-face area wins ({0, 0, 0}: none).
+std::array<int, 3> Domain::split(const Box& box, int dim, int K, double width) {
   double best = std::numeric_limits<double>::infinity();
   std::array<int, 3> choice{0, 0, 0};
-  std::string why;
   for (int a = 1; a <= K; ++a) {
     if (K % a) continue;
     for (int b = 1; b <= K / a; ++b) {
@@ -50,17 +44,26 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
       if (area < best) best = area, choice = p;
     }
   }
+  return choice;
+}
+
+// Long: the grid of sub-boxes chosen, then this rank's neighbours and exchange plan, in one pass.
+Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double trigger,
+               Backend backend)
+    : comm_(comm), box_(box), dim_(dim), width_(width), trigger_(trigger), backend_(backend) {
+  stats_on_ = std::getenv("PARDYN_PARALLEL_STATS") != nullptr;
+  const std::array<int, 3> choice = split(box, dim, comm.size(), width);
   if (choice[0] == 0) {
     std::string axes;
     for (int d = 0; d < dim; ++d)
       if (box.boundary[d] != Boundary::Open)
         axes += std::string(axes.empty() ? "" : ", ") + "xyz"[d] + " (" +
                 format_number(box.length(d)) + ")";
-    throw Error("cannot split the box into " + std::to_string(K) +
-                " sub-boxes for the short-range scheme: each sub-box must be at least the ghost "
+    throw Error("cannot split the box into " + std::to_string(comm.size()) +
+                " sub-boxes for the cell-list scheme: each sub-box must be at least the ghost "
                 "width " +
                 format_number(width) +
-                " (cut-off + skin) wide, along periodic or walled "
+                " (cut-off + skin; for far zones, their reach) wide, along periodic or walled "
                 "axes only (bounded axes: " +
                 (axes.empty() ? std::string("none") : axes) +
                 "). Use fewer ranks, a larger box, or make an axis periodic or walled");
@@ -79,17 +82,13 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
     const double len = box.length(d) / p_[d];
     sub_lo_[d] = box.lo[d] + c_[d] * len;
     sub_hi_[d] = c_[d] == p_[d] - 1 ? box.hi[d] : box.lo[d] + (c_[d] + 1) * len;
-    // The work store's box along a cut axis: the sub-box and its ghost layers, not periodic (the
-    // ghosts carry their periodic shift).
-    const double margin = width + 2 * trigger + 1e-6 * box.length(d);
-    work_box_.lo[d] = sub_lo_[d] - margin;
-    work_box_.hi[d] = sub_hi_[d] + margin;
-    work_box_.boundary[d] = Boundary::Wall;
+    work_box_.boundary[d] = Boundary::Wall;  // its extent: set_work_box()
     if (box.boundary[d] == Boundary::Periodic) {
       unwrap_.centre[d] = 0.5 * (sub_lo_[d] + sub_hi_[d]);
       unwrap_.period[d] = box.length(d);
     }
   }
+  set_work_box();
   // Links only if every rank can use them with every neighbour (one answer for the whole run).
   if (backend == Backend::Cuda) {
     double ok = 1;
@@ -102,6 +101,35 @@ Domain::Domain(Communicator& comm, const Box& box, int dim, double width, double
     comm.max(&bad, 1);
     links_ = bad == 0;
   }
+}
+
+// The work store's box along a cut axis: the sub-box and its ghost layers, not periodic (the ghosts
+// carry their periodic shift).
+void Domain::set_work_box() {
+  for (int d = 0; d < dim_; ++d) {
+    if (p_[d] == 1) continue;
+    const double margin = width_ + 2 * trigger_ + 1e-6 * box_.length(d);
+    work_box_.lo[d] = sub_lo_[d] - margin;
+    work_box_.hi[d] = sub_hi_[d] + margin;
+  }
+}
+
+bool Domain::fits(double width) const {
+  for (int d = 0; d < dim_; ++d)
+    if (p_[d] > 1 && box_.length(d) / p_[d] < width) return false;
+  return true;
+}
+
+void Domain::widen(double width, double trigger) {
+  for (int d = 0; d < dim_; ++d)
+    if (p_[d] > 1 && box_.length(d) / p_[d] < width)
+      throw Error("cannot give the " + describe() + " ghosts " + format_number(width) +
+                  " wide (the far zones' reach): a sub-box is " +
+                  format_number(box_.length(d) / p_[d]) + " wide along " + "xyz"[d] +
+                  ". Use fewer ranks or a larger box");
+  width_ = std::max(width_, width);
+  trigger_ = std::min(trigger_, trigger);
+  set_work_box();
 }
 
 Domain::~Domain() {

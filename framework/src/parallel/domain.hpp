@@ -33,6 +33,16 @@ class Domain {
          Backend backend);
   ~Domain();
 
+  // The grid of sub-boxes for K ranks whose sub-boxes are at least `width` wide ({0, 0, 0}: none).
+  static std::array<int, 3> split(const Box& box, int dim, int K, double width);
+
+  // Ghosts as far as `width` (if wider than so far), chosen again after moves of `trigger` (if
+  // smaller): the far zones' reach, known once the particles are. Before the first prepare().
+  void widen(double width, double trigger);
+  bool fits(double width) const;  // whether every sub-box is at least `width` wide where cut
+  double width() const { return width_; }
+  double trigger() const { return trigger_; }
+
   // The rank whose sub-box holds position x (positions inside the box; periodic ones wrapped).
   int owner(const double* x) const;
   const std::array<int, 3>& grid() const { return p_; }
@@ -62,6 +72,7 @@ class Domain {
     int axis = 0;
     Stage send, recv;  // message buffers of the position refresh
   };
+  void set_work_box();
   void migrate(ParticleStore& s);
   void select_ghosts(ParticleStore& s);
   void refresh(ParticleStore& s);

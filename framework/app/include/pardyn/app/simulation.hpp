@@ -85,6 +85,8 @@ class Simulation final : public StepContext {
   // Parallel runs with a tree term: the sources this rank received at the last evaluation (the
   // other ranks' particles and pseudo-particles; 0 without a tree exchange).
   std::size_t tree_sources_received() const;
+  // The scheme of force term k (its neighbourhood, as the last evaluation left it).
+  const Scheme& scheme(std::size_t k) const { return *forces_.at(k).scheme; }
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);
   ~Simulation() override;
 
@@ -204,6 +206,11 @@ class Simulation final : public StepContext {
   void make_force_terms(const Scenario& sc, const Registry& registry);
   void plan_parallel(const Scenario& sc);  // the ring and the domain decomposition (parallel runs)
   void make_particles(const Scenario& sc, const Registry& registry);
+  // Far zones under the domain decomposition: how far their ghosts reach (the particles known).
+  void plan_far_ghosts(const Scenario& sc);
+  // What term k's scheme is updated with: the law's reach, and for far zones on several ranks the
+  // communicator and the ghosts' reach.
+  Reach reach_of(std::size_t k) const;
   void make_modifiers_and_outputs(const Scenario& sc, const Registry& registry);
   void prepare_output_folder(const Scenario& sc);  // rank 0
   void generate(const Scenario& sc, const Registry& registry);
@@ -331,6 +338,9 @@ class Simulation final : public StepContext {
   // else null; `morton_` deals the particles along a Morton curve (a tree term without a domain).
   std::vector<std::unique_ptr<parallel::TreeExchange>> lets_;
   bool morton_ = false;
+  // Per force term: the ghosts' reach of cell-list far zones under the domain decomposition (they
+  // use the whole box and sum the coarse pyramid levels over the ranks), else 0.
+  std::vector<double> far_reach_;
   std::size_t n_global_ = 0;
   bool time_ring_ = false;
   SetupStats setup_stats_;
