@@ -83,7 +83,7 @@ void Simulation::plan_parallel(const Scenario& sc) {
 }
 
 namespace {
-// Far zones on several ranks: about this many cells in the first pyramid level the ranks sum
+// Far zones on several ranks: at most about this many cells in the first pyramid level the ranks sum
 // together (kSumTerms doubles each, every evaluation); the levels below come from the ghosts,
 // which reach (rings + 1) of that level's cells. Fewer shared cells mean wider ghost layers.
 // PARDYN_FAR_SHARED_CELLS sets another number (docs/parallel.md).
@@ -98,8 +98,8 @@ int int_param(const ParamSet& p, const char* name, int fallback) {
 }
 }  // namespace
 
-// The ghosts of far zones reach (rings + 1) cells of the first shared level, whose cells are about
-// kSharedCells over the box (but always the exact near zone), as far as the sub-boxes allow.
+// The ghosts of far zones reach (rings + 1) cells of the first shared level, the first level with
+// at most about kSharedCells cells over the box (but always the exact near zone), as far as the sub-boxes allow.
 void Simulation::plan_far_ghosts(const Scenario& sc) {
   if (!domain_ || far_reach_.empty()) return;
   double width = domain_->width(), trigger = domain_->trigger();
@@ -120,8 +120,8 @@ void Simulation::plan_far_ghosts(const Scenario& sc) {
     if (const char* e = std::getenv("PARDYN_FAR_SHARED_CELLS"))
       shared = std::max(1.0, std::atof(e));
     const double want = std::pow(volume / shared, 1.0 / sc.dim);
-    int level = 0;
-    while (std::ldexp(w, level + 1) <= want) ++level;
+    int level = 0;  // the first level whose cells are at least `want` wide
+    while (std::ldexp(w, level) < want) ++level;
     double reach = near_reach;
     for (; level >= 1; --level) {
       const double r = (o.rings + 1) * std::ldexp(w, level) * (1 + 1e-6);
