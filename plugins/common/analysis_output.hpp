@@ -38,7 +38,9 @@ inline void check_analysis_output(const std::string& who, const std::string& why
     throw Error(who + ": the analysis does not run in parallel (" + why + "), and this run has " +
                 std::to_string(run.ranks) +
                 " ranks. Run it on one rank (without mpirun, or mpirun -np 1), or remove its "
-                "[[output]] block for the parallel run");
+                "[[output]] block for the parallel run; to analyse a parallel run's particles, let "
+                "it write checkpoints ([[output]] type = \"checkpoint\") and resume one on one "
+                "rank with this block added (pardyn run --resume FOLDER --resume-changed)");
   if (file.empty() || file.back() == '/')
     throw Error(who + ": file = \"" + file + "\" is not a file name; give one, e.g. \"" + example +
                 "\"");
