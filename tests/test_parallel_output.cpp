@@ -6,7 +6,7 @@
 //                the .pvtp files
 //   grid_fields  cell sums over all ranks, files by rank 0 only
 //   thermo       thermo.csv by rank 0 only
-//   clusters     refused with several ranks
+//   clusters     the clusters of all ranks' particles, as one rank finds them
 #include <gtest/gtest.h>
 #include <vtkCellData.h>
 #include <vtkDataArray.h>
@@ -24,6 +24,7 @@
 #include <vtkXMLPolyDataReader.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -38,6 +39,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -658,22 +660,193 @@ TEST(ParallelOutput, ThermoWritesOnRankZeroOnly) {
   EXPECT_EQ(lines[2].rfind("10,1,11.25,", 0), 0u) << lines[2];
 }
 
-// The cluster analysis sees one rank's particles only: refused with several ranks, with what to do.
-TEST(ParallelOutput, ClustersRefusesSeveralRanks) {
+// --- clusters: the join over the ranks ----------------------------------------------------------
+// The analysis of particles spread over ranks (threads) by any ownership must be the one of all
+// of them on one rank: the thermo columns, clusters.csv and the partition (matched by id).
+
+// What analyse() needs of a step: the store and the run (no forces, no steps).
+class AnalysisContext final : public StepContext {
+ public:
+  AnalysisContext(ParticleStore& s, const RunInfo& run) : s_(s), run_(run) {}
+  ParticleStore& store() override { return s_; }
+  BackendOps& ops() override { throw Error("AnalysisContext: no backend operations"); }
+  const RunInfo& run() const override { return run_; }
+  void compute_forces() override {}
+  void apply_boundaries() override {}
+  std::uint64_t step() const override { return 0; }
+  double time() const override { return 0; }
+  double dt() const override { return 0; }
+  double dof() const override { return 0; }
+
+ private:
+  ParticleStore& s_;
+  const RunInfo& run_;
+};
+
+// Droplets (Gaussian clumps) in a gas: cluster sizes from 1 to a few hundred at distance 1.
+HostParticles droplets(int dim, const Box& box, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> g(0.0, 0.9);
+  std::vector<std::array<double, 3>> x;
+  for (int c = 0; c < 50; ++c) {
+    std::array<double, 3> centre{};
+    for (int d = 0; d < dim; ++d) centre[d] = box.lo[d] + box.length(d) * u(rng);
+    const int members = 2 + int(u(rng) * u(rng) * 120);
+    for (int m = 0; m < members; ++m) {
+      std::array<double, 3> p{};
+      for (int d = 0; d < dim; ++d) {
+        p[d] = centre[d] + g(rng);
+        if (box.boundary[d] == Boundary::Periodic)
+          p[d] -= box.length(d) * std::floor((p[d] - box.lo[d]) / box.length(d));
+        else p[d] = std::clamp(p[d], box.lo[d], box.hi[d]);
+      }
+      x.push_back(p);
+    }
+  }
+  for (int k = 0; k < 800; ++k) {
+    std::array<double, 3> p{};
+    for (int d = 0; d < dim; ++d) p[d] = box.lo[d] + box.length(d) * u(rng);
+    x.push_back(p);
+  }
+  HostParticles hp(dim);
+  hp.resize(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (int d = 0; d < dim; ++d) hp.x[d][i] = x[i][std::size_t(d)], hp.v[d][i] = 0;
+    hp.mass[i] = 1;
+    hp.type[i] = 0;
+    hp.id[i] = std::int64_t(3 * i + 7);  // ids that are not store indices
+  }
+  return hp;
+}
+
+struct Analysed {
+  std::vector<double> extra[8];                       // each rank's thermo columns
+  std::map<std::int64_t, std::pair<int, int>> label;  // id -> (rank, cluster)
+  std::string csv;
+};
+
+// The particles whose owner is `rank` analysed by clusters on that rank of `ranks` (one: no Comm).
+void analyse_part(const HostParticles& all, const std::vector<int>& owner, const Box& box,
+                  Precision precision, const std::string& dir, Comm* comm, std::mutex& m,
+                  Analysed& out) {
+  const int rank = comm ? comm->rank() : 0;
+  HostParticles mine(all.dim);
+  std::vector<std::size_t> pick;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (owner[i] == rank) pick.push_back(i);
+  mine.resize(pick.size());
+  for (std::size_t k = 0; k < pick.size(); ++k) {
+    for (int d = 0; d < all.dim; ++d) mine.x[d][k] = all.x[d][pick[k]], mine.v[d][k] = 0;
+    mine.mass[k] = 1, mine.type[k] = 0, mine.id[k] = all.id[pick[k]];
+  }
+  ParticleStore store(all.dim, precision, host_memory());
+  store.upload(mine);
   RunInfo run;
-  run.dim = 2;
-  run.output_dir = test::scratch_dir("clusters");
-  EXPECT_TRUE(make("clusters", "distance = 1.5", run));  // one rank: fine
-  run.rank = 1;
-  run.ranks = 4;
-  try {
-    make("clusters", "distance = 1.5", run);
-    FAIL() << "clusters accepted a run of 4 ranks";
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("does not run in parallel"), std::string::npos) << what;
-    EXPECT_NE(what.find("4 ranks"), std::string::npos) << what;
-    EXPECT_NE(what.find("one rank"), std::string::npos) << what;
-    EXPECT_NE(what.find("mpirun -np 1"), std::string::npos) << what;
+  if (comm) run = rank_info(dir, all.dim, precision, *comm);
+  run.dim = all.dim, run.precision = precision, run.output_dir = dir, run.box = box;
+  auto obs = make("clusters", "distance = 1.0\nmin_size = 4", run);
+  obs->begin(run);
+  AnalysisContext ctx(store, run);
+  Thermo t;
+  t.extra.assign(3, std::nan(""));
+  obs->analyse(ctx, t, 0);
+  obs->end();
+  HostParticles got(all.dim);
+  store.download(got, ParticleStore::kId | ParticleStore::kLabels);
+  std::lock_guard<std::mutex> lk(m);
+  out.extra[rank] = t.extra;
+  ASSERT_EQ(got.labels.size(), 1u);
+  for (std::size_t i = 0; i < got.id.size(); ++i)
+    out.label[got.id[i]] = {rank, got.labels[0].second[i]};
+}
+
+Analysed analyse_on(int ranks, const HostParticles& all, const std::vector<int>& owner,
+                    const Box& box, Precision precision, const std::string& dir) {
+  Analysed out;
+  std::mutex m;
+  if (ranks == 1) analyse_part(all, owner, box, precision, dir, nullptr, m, out);
+  else
+    run_ranks(ranks, [&](int, Comm& comm) {
+      analyse_part(all, owner, box, precision, dir, &comm, m, out);
+    });
+  std::ifstream in(dir + "/clusters.csv");
+  out.csv.assign(std::istreambuf_iterator<char>(in), {});
+  return out;
+}
+
+// Compares with one rank's analysis; returns the clusters with particles on several ranks.
+std::size_t expect_same_clusters(const Analysed& par, const Analysed& ser, int ranks) {
+  for (int r = 0; r < ranks; ++r)
+    EXPECT_EQ(par.extra[r], ser.extra[0]) << "thermo columns of rank " << r;
+  EXPECT_FALSE(ser.csv.empty());
+  EXPECT_EQ(par.csv, ser.csv);
+  EXPECT_EQ(par.label.size(), ser.label.size());
+  std::map<int, int> to_ser, to_par;
+  std::map<int, std::set<int>> ranks_of;
+  std::size_t differ = 0;
+  for (const auto& [id, rl] : par.label) {
+    const int p = rl.second, s = ser.label.at(id).second;
+    if (p >= 0) ranks_of[p].insert(rl.first);
+    const bool same = (p < 0 || s < 0) ? p == -1 && s == -1
+                                       : to_ser.emplace(p, s).first->second == s &&
+                                             to_par.emplace(s, p).first->second == p;
+    differ += !same;
+  }
+  EXPECT_EQ(differ, 0u) << "particles in another cluster than on one rank";
+  EXPECT_GE(ranks_of.size(), 20u) << "too few clusters";
+  std::size_t crossing = 0;
+  for (const auto& [c, rs] : ranks_of) crossing += rs.size() > 1;
+  return crossing;
+}
+
+// Slabs along x (a domain decomposition), stripes along y dealt out in turn (each rank's particles
+// everywhere along y), particles dealt out at random, dealt out in turn to all ranks but the last,
+// which holds none, and slabs shifted by half a slab (rank 0's across the face of the box).
+std::vector<int> owners(const HostParticles& hp, const Box& box, int ranks, int kind) {
+  std::mt19937_64 rng(5);
+  std::vector<int> o(hp.size());
+  for (std::size_t i = 0; i < hp.size(); ++i) {
+    const double fx = (hp.x[0][i] - box.lo[0]) / box.length(0);
+    if (kind == 0) o[i] = std::min(ranks - 1, int(fx * ranks));
+    else if (kind == 1) o[i] = int(std::floor((hp.x[1][i] - box.lo[1]) / 2.5)) % ranks;
+    else if (kind == 2) o[i] = int(rng() % std::uint64_t(ranks));
+    else if (kind == 3) o[i] = int(i % std::size_t(ranks - 1));
+    else o[i] = int(fx * ranks + 0.5) % ranks;
+  }
+  return o;
+}
+
+TEST(ParallelOutput, ClustersOnSeveralRanksAreOneRanksClusters) {
+  struct Case {
+    int dim;
+    Boundary boundary;
+    Precision precision;
+  };
+  for (const Case& c :
+       {Case{2, Boundary::Periodic, Precision::Double},
+        Case{3, Boundary::Periodic, Precision::Float}, Case{2, Boundary::Wall, Precision::Float},
+        Case{3, Boundary::Open, Precision::Double}}) {
+    Box box;
+    for (int d = 0; d < 3; ++d)
+      box.lo[d] = -3, box.hi[d] = c.dim == 2 ? 37 : 17, box.boundary[d] = c.boundary;
+    const HostParticles all = droplets(c.dim, box, 17 + std::uint64_t(c.dim));
+    const std::string tag =
+        std::to_string(c.dim) + "d" + to_string(c.boundary) + to_string(c.precision);
+    const Analysed ser = analyse_on(1, all, std::vector<int>(all.size(), 0), box, c.precision,
+                                    test::scratch_dir("clusters-" + tag + "-1"));
+    for (int ranks : {2, 3, 5})
+      for (int kind = 0; kind < 5; ++kind) {
+        SCOPED_TRACE(tag + ", " + std::to_string(ranks) + " ranks, ownership " +
+                     std::to_string(kind));
+        const std::string dir = test::scratch_dir("clusters-" + tag + "-" + std::to_string(ranks) +
+                                                  std::to_string(kind));
+        const Analysed par =
+            analyse_on(ranks, all, owners(all, box, ranks, kind), box, c.precision, dir);
+        const std::size_t crossing = expect_same_clusters(par, ser, ranks);
+        if (kind != 3 || ranks > 2) {  // (2 ranks, the last empty: all on rank 0)
+          EXPECT_GT(crossing, 0u) << "no cluster spans ranks";
+        }
+      }
   }
 }

@@ -3,7 +3,9 @@
 // of clusters of at least `min_size` particles and the fraction of all particles in the largest, and
 // gives every particle its cluster id (`cluster` in the VTK frames: 0 = the largest cluster, 1 the
 // next, ...; -1 for particles in no cluster of min_size). Runs on the store's backend: the cell
-// list is built and the union-find runs on the GPU for CUDA runs.
+// list is built and the union-find runs on the GPU for CUDA runs. On several ranks each rank finds
+// its own particles' components so, and join_ranks() (clusters_parallel.cpp) joins them across
+// the ranks: the same clusters as one rank finds.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -57,6 +59,10 @@ class CpuFinder final : public Finder {
         if (size_[k] >= min_size) out.big.push_back(Component{std::uint32_t(k), size_[k]});
       }
   }
+  void roots(const CellList& cl, std::vector<std::uint32_t>& root_of_index) override {
+    root_of_index.resize(cl.n);
+    for (std::size_t k = 0; k < cl.n; ++k) root_of_index[cl.order[k]] = parent_[k];
+  }
   void label(const CellList& cl, const std::vector<Component>& big,
              const std::vector<std::int32_t>& id_of_big, std::int32_t* labels) override {
     id_of_root_.assign(cl.n, -1);
@@ -86,8 +92,46 @@ class Clusters final : public Observer {
   }
 
   void analyse(StepContext& ctx, Thermo& t, std::size_t first) override {
+    if (ctx.run().comm && ctx.run().ranks > 1) {
+      analyse_ranks(ctx, t, first);
+      return;
+    }
     ParticleStore& s = ctx.store();
     const std::size_t n = s.size();
+    const CellList& cl = find(ctx, min_size32());
+    // Ids by decreasing size (ties: the smaller root first, deterministic).
+    std::vector<Component>& big = found_.big;
+    std::sort(big.begin(), big.end(), [](const Component& a, const Component& b) {
+      return a.size != b.size ? a.size > b.size : a.root < b.root;
+    });
+    ids_.resize(big.size());
+    std::size_t clustered = 0;
+    for (std::size_t c = 0; c < big.size(); ++c) {
+      ids_[c] = std::int32_t(c);
+      clustered += big[c].size;
+    }
+    finder_->label(cl, big, ids_, s.label("cluster"));
+    const std::size_t largest = big.empty() ? 0 : big[0].size;
+    set_columns(t, first, n, big.size(), largest, clustered);
+    write_histogram(t, n, big.size(), clustered, found_.hist);
+  }
+
+  void observe(const ObserveContext&) override {}
+  void end() override {
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+  }
+  ~Clusters() override { end(); }
+
+ private:
+  std::uint32_t min_size32() const {
+    return std::uint32_t(std::min<std::int64_t>(min_size_, 0xffffffff));
+  }
+
+  // The components of this rank's particles: the cell list and the union-find on the store's
+  // backend (found_ holds those of at least min_size and the histogram).
+  const CellList& find(StepContext& ctx, std::uint32_t min_size) {
+    ParticleStore& s = ctx.store();
     CellListOptions o;
     o.cutoff = distance_;
     o.skin = 0;
@@ -106,40 +150,44 @@ class Clusters final : public Observer {
       }
       finder_backend_ = s.backend();
     }
-    finder_->find(cl, std::uint32_t(std::min<std::int64_t>(min_size_, 0xffffffff)), found_);
-    // Ids by decreasing size (ties: the smaller root first, deterministic).
-    std::vector<Component>& big = found_.big;
-    std::sort(big.begin(), big.end(), [](const Component& a, const Component& b) {
-      return a.size != b.size ? a.size > b.size : a.root < b.root;
-    });
-    ids_.resize(big.size());
-    std::size_t clustered = 0;
-    for (std::size_t c = 0; c < big.size(); ++c) {
-      ids_[c] = std::int32_t(c);
-      clustered += big[c].size;
-    }
-    finder_->label(cl, big, ids_, s.label("cluster"));
+    finder_->find(cl, min_size, found_);
+    return cl;
+  }
 
+  // Several ranks: each rank's components, joined over the ranks by join_ranks() on the host (the
+  // root slots, positions and ids of this rank's particles come to the host for it).
+  void analyse_ranks(StepContext& ctx, Thermo& t, std::size_t first) {
+    ParticleStore& s = ctx.store();
+    const RunInfo& run = ctx.run();
+    roots_.clear();
+    const CellList* cl = nullptr;
+    if (s.size()) {
+      cl = &find(ctx, 0xffffffffu);  // no component is listed: the sizes that count are global
+      finder_->roots(*cl, roots_);
+    }
+    s.download(host_, ParticleStore::kPosition | ParticleStore::kId);
+    join_ranks(*run.comm, run.box, s.precision(), distance_, min_size32(), host_, roots_, joined_);
+    std::int32_t* labels = s.label("cluster");
+    if (cl) finder_->label(*cl, joined_.big, joined_.id_of_big, labels);
+    set_columns(t, first, joined_.n, joined_.n_clusters, joined_.largest, joined_.clustered);
+    write_histogram(t, joined_.n, joined_.n_clusters, joined_.clustered, joined_.hist);
+  }
+
+  // The thermo columns; n: the particles of all ranks.
+  static void set_columns(Thermo& t, std::size_t first, std::size_t n, std::size_t nbig,
+                          std::size_t largest, std::size_t clustered) {
     const double nn = n ? double(n) : 1.0;
     if (first + 3 <= t.extra.size()) {
-      t.extra[first] = double(big.size());
-      t.extra[first + 1] = big.empty() ? 0.0 : double(big[0].size) / nn;
+      t.extra[first] = double(nbig);
+      t.extra[first + 1] = double(largest) / nn;
       t.extra[first + 2] = double(clustered) / nn;
     }
-    write_histogram(t, n, big.size(), clustered);
   }
 
-  void observe(const ObserveContext&) override {}
-  void end() override {
-    if (file_) std::fclose(file_);
-    file_ = nullptr;
-  }
-  ~Clusters() override { end(); }
-
- private:
-  // clusters.csv: one row per analysis, the number of clusters in each size bin (all clusters,
-  // singletons included) and the mean size of the clusters of at least min_size.
-  void write_histogram(const Thermo& t, std::size_t n, std::size_t nbig, std::size_t clustered) {
+  // clusters.csv (rank 0): one row per analysis, the number of clusters in each size bin (all
+  // clusters, singletons included) and the mean size of the clusters of at least min_size.
+  void write_histogram(const Thermo& t, std::size_t n, std::size_t nbig, std::size_t clustered,
+                       const std::uint64_t (&hist)[kBins]) {
     if (path_.empty()) return;
     if (!file_ && append_) {
       file_ = std::fopen(path_.c_str(), "a");
@@ -160,8 +208,7 @@ class Clusters final : public Observer {
     }
     std::fprintf(file_, "%llu,%.10g,%zu,%.10g", (unsigned long long)t.step, t.time, nbig,
                  nbig ? double(clustered) / double(nbig) : 0.0);
-    for (int b = 0; b < bins_; ++b)
-      std::fprintf(file_, ",%llu", (unsigned long long)found_.hist[b]);
+    for (int b = 0; b < bins_; ++b) std::fprintf(file_, ",%llu", (unsigned long long)hist[b]);
     std::fprintf(file_, "\n");
     std::fflush(file_);  // a run that dies keeps every row so far
   }
@@ -174,6 +221,9 @@ class Clusters final : public Observer {
   Backend finder_backend_ = Backend::Cpu;
   Found found_;
   std::vector<std::int32_t> ids_;
+  std::vector<std::uint32_t> roots_;  // parallel runs: the root slot of each particle, by index
+  HostParticles host_;
+  Joined joined_;
   std::string path_;
   std::FILE* file_ = nullptr;
   int bins_ = 0;
@@ -189,7 +239,12 @@ const char* const kDoc = R"(Cluster analysis for condensation (friends-of-friend
 closer than `distance` are linked; the connected components of these links are the clusters.
 Computed at every observation of the other observers (each thermo row and each frame), on the
 run's backend: a cell list finds the pairs and a union-find joins them (on the GPU for CUDA runs).
-Not available in parallel runs (several MPI ranks): the run is refused; run on one rank.
+On several MPI ranks each rank finds the clusters of its own particles so; its particles near
+another rank's (in neighbouring cells of a coarse grid, whose occupied cells the ranks exchange) go
+to that rank, which links them to its own, and rank 0 joins the linked clusters and numbers them:
+the same clusters, thermo columns and clusters.csv as a run on one rank (docs/analysis.md). There
+clusters of equal size are numbered by their smallest particle id, on one rank by their place in
+the cell list, so the ids of equal-size clusters may differ between the two.
 Adds to thermo:
   n_clusters                 clusters with at least min_size particles
   largest_cluster_fraction   particles in the largest cluster / all particles
@@ -225,17 +280,7 @@ void register_clusters(Registrar& r) {
             true)
       .integer("min_size", 2, "smallest number of particles counted as a cluster", 1,
                double(kMaxParticles));
-  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
-          // Clusters span the particles of several ranks, and the union-find sees one rank's only.
-          if (run.ranks > 1)
-            throw Error(
-                "clusters" + (p.context.empty() ? std::string() : " (" + p.context + ")") +
-                ": the cluster analysis does not run in parallel: it links only the particles of "
-                "one rank, and this run has " +
-                std::to_string(run.ranks) +
-                " ranks. Run the scenario with clusters on one rank (without mpirun, or "
-                "mpirun -np 1), or remove its [[output]] type = \"clusters\" block for the "
-                "parallel run");
+  r.add(std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo&) {
           return std::unique_ptr<Observer>(new Clusters(p.real("distance"), p.integer("min_size")));
         }));
 }

@@ -2,7 +2,8 @@
 // Each slot hooks the root of the larger index under the smaller with atomicCAS (so every union
 // only ever lowers a parent), finds use path halving; a final pass points every slot at its root.
 // Sizes, the histogram, the selection of large components and the labels are kernels too: only
-// the large components and the histogram cross to the host.
+// the large components and the histogram cross to the host (and, in a parallel run, the root slot
+// of every particle, for the join across ranks).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -87,6 +88,14 @@ __global__ void select_kernel(const std::uint32_t* parent, const std::uint32_t* 
   }
 }
 
+// The root slot of every particle by store index (for the host: a parallel run's join).
+__global__ void roots_kernel(const std::uint32_t* parent, const std::uint32_t* order, std::size_t n,
+                             std::uint32_t* root_of_index) {
+  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n;
+       k += std::size_t(gridDim.x) * blockDim.x)
+    root_of_index[order[k]] = parent[k];
+}
+
 __global__ void scatter_ids_kernel(const Component* big, const std::int32_t* ids, std::size_t m,
                                    std::int32_t* id_of_root) {
   const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
@@ -134,6 +143,18 @@ class CudaFinder final : public Finder {
           cudaMemcpy(out.big.data(), big, c[0] * sizeof(Component), cudaMemcpyDeviceToHost));
   }
 
+  void roots(const CellList& cl, std::vector<std::uint32_t>& root_of_index) override {
+    const std::size_t n = cl.n;
+    root_of_index.resize(n);
+    if (n == 0) return;
+    std::uint32_t* roots = roots_.get(n);
+    const int blocks = int(std::min<std::size_t>((n + kThreads - 1) / kThreads, 65535));
+    roots_kernel<<<blocks, kThreads>>>(parent_.data(), cl.order, n, roots);
+    PARDYN_CUDA_CHECK_LAUNCH("clusters roots_kernel");
+    PARDYN_CUDA_CHECK(
+        cudaMemcpy(root_of_index.data(), roots, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  }
+
   void label(const CellList& cl, const std::vector<Component>& big,
              const std::vector<std::int32_t>& id_of_big, std::int32_t* labels) override {
     const std::size_t n = cl.n;
@@ -158,7 +179,7 @@ class CudaFinder final : public Finder {
   }
 
  private:
-  DeviceBuffer<std::uint32_t> parent_, size_;
+  DeviceBuffer<std::uint32_t> parent_, size_, roots_;
   DeviceBuffer<std::int32_t> idmap_, ids_;
   DeviceBuffer<Component> big_;
   DeviceBuffer<unsigned long long> counters_;

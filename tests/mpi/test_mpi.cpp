@@ -20,6 +20,7 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -867,11 +868,6 @@ TEST_F(Rank, PerParticleStateIntegratorWithCellListIsRefusedOnEveryRank) {
   expect_refused(lj_small("", "rk4", ""), "keeps per-particle state between force evaluations");
 }
 
-TEST_F(Rank, ClustersObserverIsRefusedOnEveryRank) {
-  expect_refused(lj_small("", "leapfrog", "[[output]]\ntype = \"clusters\"\ndistance = 1.5\n"),
-                 "the cluster analysis does not run in parallel");
-}
-
 TEST_F(Rank, WrongNumberOfRankWeightsIsRefusedOnEveryRank) {
   const std::string w = "rank_weights = " + weights_for(ranks() + 1);
   expect_refused(lj_small(w.c_str(), "leapfrog", ""), "give one weight per rank");
@@ -879,6 +875,163 @@ TEST_F(Rank, WrongNumberOfRankWeightsIsRefusedOnEveryRank) {
 
 TEST_F(Rank, BoxTooSmallToSplitIsRefusedOnEveryRank) {
   expect_refused(scenario("lj_box_too_small"), "cannot split the box into");
+}
+
+// --- The clusters analysis on several ranks ---------------------------------------------------
+// A scenario with a clusters output on every rank, then on rank 0 alone: the analysis' thermo
+// columns (counts, and counts over the particle count: exactly equal), clusters.csv row for row,
+// and the final partition of the particles into clusters, matched by particle id: the same
+// clusters (of min_size; the same gas particles, -1), whose ids may differ only where clusters
+// have equal sizes. Clusters with particles on several ranks must be among them, or the test
+// would show nothing of the join.
+
+struct Labelled {
+  std::int64_t id;
+  std::int32_t cluster;
+};
+
+// This rank's particles with their label "cluster" (the last analysis').
+std::vector<Labelled> cluster_labels(Simulation& sim) {
+  HostParticles hp(sim.run_info().dim);
+  sim.store().download(hp, ParticleStore::kId | ParticleStore::kLabels);
+  const std::vector<std::int32_t>* labels = nullptr;
+  for (const auto& [name, values] : hp.labels)
+    if (name == "cluster") labels = &values;
+  EXPECT_TRUE(labels) << "rank " << rank() << ": the store has no label \"cluster\"";
+  std::vector<Labelled> out(hp.id.size());
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = Labelled{hp.id[i], labels && i < labels->size() ? (*labels)[i] : -2};
+  return out;
+}
+
+// The columns of the analysis in thermo.csv, row by row, as written (step first).
+std::vector<std::string> cluster_columns(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  auto split = [](const std::string& l) {
+    std::vector<std::string> v;
+    std::size_t at = 0;
+    for (std::size_t c; (c = l.find(',', at)) != std::string::npos; at = c + 1)
+      v.push_back(l.substr(at, c - at));
+    v.push_back(l.substr(at));
+    return v;
+  };
+  const std::vector<std::string> head = split(line);
+  std::vector<std::size_t> cols{0};
+  for (const char* name : {"n_clusters", "largest_cluster_fraction", "clustered_fraction"}) {
+    const auto it = std::find(head.begin(), head.end(), name);
+    EXPECT_NE(it, head.end()) << path << " has no column " << name;
+    if (it != head.end()) cols.push_back(std::size_t(it - head.begin()));
+  }
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> v = split(line);
+    std::string row;
+    for (std::size_t c : cols) row += (c < v.size() ? v[c] : "?") + ",";
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<Labelled> run_clusters(const Scenario& sc, const std::string& out, bool serial) {
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = out;
+  opt.serial = serial;
+  Simulation sim(sc, registry(), opt);
+  sim.run();
+  return cluster_labels(sim);
+}
+
+// Rank 0: the partition of the parallel run (with the rank of each particle) against the serial
+// one. Returns the clusters of the parallel run and how many of them span several ranks.
+std::pair<std::size_t, std::size_t> compare_partitions(
+    const std::vector<std::pair<int, Labelled>>& par, const std::vector<Labelled>& ser) {
+  EXPECT_EQ(par.size(), ser.size()) << "particle count";
+  std::map<std::int64_t, std::int32_t> serial;
+  for (const Labelled& l : ser) serial[l.id] = l.cluster;
+  std::map<std::int32_t, std::int32_t> to_serial, to_parallel;
+  std::map<std::int32_t, std::set<int>> ranks_of;
+  std::size_t differ = 0;
+  for (const auto& [r, l] : par) {
+    const auto it = serial.find(l.id);
+    if (it == serial.end()) {
+      if (differ++ < 5) ADD_FAILURE() << "id " << l.id << " is not in the serial run";
+      continue;
+    }
+    if (l.cluster >= 0) ranks_of[l.cluster].insert(r);
+    const bool gas = l.cluster < 0 || it->second < 0;
+    const bool same =
+        gas ? l.cluster == -1 && it->second == -1
+            : to_serial.emplace(l.cluster, it->second).first->second == it->second &&
+                  to_parallel.emplace(it->second, l.cluster).first->second == l.cluster;
+    if (!same && differ++ < 5)
+      ADD_FAILURE() << "id " << l.id << " (rank " << r << "): cluster " << l.cluster
+                    << " in the parallel run, " << it->second << " in the one-rank run, which "
+                    << "do not hold the same particles";
+  }
+  EXPECT_EQ(differ, 0u) << "particles whose cluster differs from the one-rank run's";
+  std::size_t crossing = 0;
+  for (const auto& [c, rs] : ranks_of) crossing += rs.size() > 1;
+  return {ranks_of.size(), crossing};
+}
+
+// PARDYN_MPI_TEST_BACKEND=cuda runs them on the GPU (both runs).
+void clusters_match_one_rank(std::string toml) {
+  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {
+    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
+    toml.replace(toml.find(from), from.size(), to);
+  }
+  const std::string dir = shared_dir();
+  const Scenario sc = load(dir, toml);
+  const std::vector<Labelled> mine = run_clusters(sc, dir + "/parallel", false);
+  std::vector<char> bytes(mine.size() * sizeof(Labelled));
+  if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+  const auto all = comm()->gather(bytes);
+  if (rank() != 0) return;
+  std::vector<std::pair<int, Labelled>> par;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    for (std::size_t k = 0; k < all[r].size() / sizeof(Labelled); ++k) {
+      Labelled l;
+      std::memcpy(&l, all[r].data() + k * sizeof(Labelled), sizeof l);
+      par.emplace_back(int(r), l);
+    }
+  const std::vector<Labelled> ser = run_clusters(sc, dir + "/serial", true);
+  const auto [clusters, crossing] = compare_partitions(par, ser);
+  const auto cols_par = cluster_columns(dir + "/parallel/thermo.csv");
+  const auto cols_ser = cluster_columns(dir + "/serial/thermo.csv");
+  EXPECT_FALSE(cols_ser.empty()) << "no thermo rows";
+  EXPECT_EQ(cols_par, cols_ser) << "thermo: step, n_clusters, largest_cluster_fraction, "
+                                   "clustered_fraction";
+  const std::string csv_par = slurp_file(dir + "/parallel/clusters.csv");
+  EXPECT_FALSE(csv_par.empty()) << "no clusters.csv";
+  EXPECT_EQ(csv_par, slurp_file(dir + "/serial/clusters.csv")) << "clusters.csv";
+  EXPECT_GE(clusters, 10u) << "too few clusters to show anything";
+  EXPECT_GT(crossing, 0u) << "no cluster spans several ranks: the join is not exercised";
+  const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::printf(
+      "[ measured ] %s on %d ranks: %zu particles, %zu analyses; at the end %zu clusters, %zu of "
+      "them with particles on several ranks\n",
+      t->name(), ranks(), par.size(), cols_ser.size(), clusters, crossing);
+  std::fflush(stdout);
+}
+
+TEST_F(Rank, ClustersDomainLennardJones2DMatchesOneRank) {
+  clusters_match_one_rank(scenario("clusters_lj_2d_domain"));
+}
+
+TEST_F(Rank, ClustersRingFloat2DMatchesOneRank) {
+  clusters_match_one_rank(scenario("clusters_lj_2d_ring_float"));
+}
+
+TEST_F(Rank, ClustersTreeWalled2DMatchesOneRank) {
+  clusters_match_one_rank(scenario("clusters_soft_gas_2d_tree"));
 }
 
 // A setup error on one rank only (its particle file is missing): rank 0 reports it, naming the
