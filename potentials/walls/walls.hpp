@@ -206,7 +206,10 @@ class Walls final : public Potential {
   explicit Walls(const SoftWalls::Params& p) : soft_(p), hard_(p.hard) {}
   bool supports(NeighbourhoodKind) const override { return true; }
   double cutoff() const override { return 0.0; }
-  bool external() const override { return soft_.params().kind != SoftWalls::None; }
+  // The hard walls act through the boundary hooks, the soft ones on each particle alone: never a
+  // pair law, so no scheme serves it (in a parallel run no all-pairs ring passes the particles
+  // around for it).
+  bool external() const override { return true; }
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
     if (soft_.params().kind != SoftWalls::None) soft_.compute(s, nb, req);
   }
