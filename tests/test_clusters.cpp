@@ -179,3 +179,57 @@ TEST(Clusters, WritesTheSizeHistogramOnTheGpu) {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU histogram did not run";
   check_histogram("cuda");
 }
+
+namespace {
+
+// A random 2D gas (many clusters of every size, links in every direction): the analysis on one
+// backend, its thermo columns and each particle's cluster id by particle id.
+struct GasClusters {
+  std::vector<double> columns;
+  std::map<std::int64_t, std::int32_t> id_of;
+};
+
+GasClusters gas_clusters(const std::string& backend) {
+  const std::string dir = test::scratch_dir("clusters-gas-" + backend);
+  std::ofstream(dir + "/s.toml")
+      << "[simulation]\ndimension = 2\nsteps = 0\nseed = 3\nbackend = \"" << backend
+      << "\"\n[box]\nlo = [0, 0]\nhi = [240, 240]\nboundary = \"wall\"\n[[particles]]\n"
+         "generator = \"uniform\"\ncount = 20000\n[[output]]\ntype = \"clusters\"\n"
+         "distance = 1.5\nmin_size = 5\n";
+  Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  Simulation sim(sc, test::registry(), opt);
+  auto obs = test::registry().make_observer("clusters", sc.outputs[0].params, sim.run_info());
+  Thermo t;
+  t.extra.assign(3, -7.0);
+  obs->analyse(sim, t, 0);
+  HostParticles hp(2);
+  sim.store().download(hp, ParticleStore::kLabels | ParticleStore::kId);
+  GasClusters g;
+  g.columns = t.extra;
+  for (std::size_t i = 0; i < hp.size(); ++i) g.id_of[hp.id[i]] = hp.labels[0].second[i];
+  return g;
+}
+
+}  // namespace
+
+// The GPU's union-find (concurrent hooks, then every slot pointed at its root) finds the CPU's
+// clusters: the same counts and the same particles in each (ids may differ between equal sizes).
+TEST(Clusters, GpuFindsTheCpusClustersInARandomGas) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU comparison did not run";
+  const GasClusters cpu = gas_clusters("cpu"), gpu = gas_clusters("cuda");
+  EXPECT_GT(cpu.columns[0], 100.0) << "too few clusters for the test to show anything";
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(gpu.columns[c], cpu.columns[c]) << "thermo column " << c;
+  ASSERT_EQ(gpu.id_of.size(), cpu.id_of.size());
+  std::map<std::int32_t, std::int32_t> gpu_of_cpu, cpu_of_gpu;
+  std::size_t differ = 0;
+  for (const auto& [pid, c] : cpu.id_of) {
+    const std::int32_t g = gpu.id_of.at(pid);
+    if ((c < 0) != (g < 0)) ++differ;
+    else if (c >= 0 && (*gpu_of_cpu.emplace(c, g).first).second != g) ++differ;
+    else if (g >= 0 && (*cpu_of_gpu.emplace(g, c).first).second != c) ++differ;
+  }
+  EXPECT_EQ(differ, 0u) << "particles whose GPU cluster is not their CPU cluster";
+}

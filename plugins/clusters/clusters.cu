@@ -1,6 +1,7 @@
 // The clusters analysis on the GPU: a lock-free union-find over the cell list's neighbour list.
 // Each slot hooks the root of the larger index under the smaller with atomicCAS (so every union
-// only ever lowers a parent), finds use path halving; a final pass points every slot at its root.
+// only ever lowers a parent), finds use path halving; a final pass (without halving) points every
+// slot at its root.
 // Sizes, the histogram, the selection of large components and the labels are kernels too: only
 // the large components and the histogram cross to the host (and, in a parallel run, the root slot
 // of every particle, for the join across ranks).
@@ -61,10 +62,19 @@ __global__ void link_kernel(const CellList cl, std::uint32_t* parent) {
   }
 }
 
+// The root of x without path halving: in flatten_kernel a halving write could put an ancestor
+// back over the root another thread has just written for its slot.
+__device__ std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
+  for (std::uint32_t p = parent[x]; p != x; p = parent[x]) x = p;
+  return x;
+}
+
+// Every slot's parent becomes its root. The only writes are each thread's own slot's (its root),
+// so a slot's parent is always one of its ancestors while others read it, and the root at the end.
 __global__ void flatten_kernel(std::uint32_t* parent, std::size_t n) {
   for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n;
        k += std::size_t(gridDim.x) * blockDim.x)
-    parent[k] = find_root(parent, std::uint32_t(k));
+    parent[k] = root_of(parent, std::uint32_t(k));
 }
 
 // Component sizes: one count per slot onto its root.
