@@ -679,8 +679,9 @@ std::size_t expected_particles(const Scenario& sc) {
 //   CPU (2 cores): all_pairs up to 1,000 particles (where the two are even), cell_list beyond.
 // all_pairs when an axis is periodic (neither approximation sees periodic images) or N is not
 // known before the particles are generated (a file). Other laws keep all_pairs. Parallel runs keep
-// the choice (the tree and far zones run on several ranks), but far zones with an open axis fall
-// back to all_pairs (the ring; simulation.cpp): on several ranks they need walls.
+// the choice but for two cases (simulation.cpp): far zones with an open axis become all_pairs (the
+// ring; far zones need walls on several ranks), the tree in a walled box becomes far zones (the
+// tree's exchange between ranks is not fast yet).
 void choose_schemes(Scenario& sc, const Registry& registry) {
   const std::size_t n = expected_particles(sc);
   bool periodic = false;

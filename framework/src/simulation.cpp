@@ -202,14 +202,23 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
     ForceTerm ft;
     ft.label = "potential \"" + p.type + "\" (" + p.where + ")";
     ft.potential = registry.make_potential(p.type, p.params, run_);
-    bool open = false;
-    for (int d = 0; d < run_.dim; ++d) open = open || run_.box.boundary[d] == Boundary::Open;
-    if (p.scheme_auto && run_.ranks > 1 && p.scheme.type == "cell_list" && open) {
-      // The automatic choice (config.cpp) of far zones, which need walls on several ranks: the
-      // all-pairs ring instead.
-      const FactoryInfo* ap = registry.find(PluginKind::Scheme, "all_pairs");
-      ft.scheme =
-          registry.make_scheme("all_pairs", parse_params(ap->schema, "", "all_pairs"), run_);
+    bool walled = true;
+    for (int d = 0; d < run_.dim; ++d) walled = walled && run_.box.boundary[d] == Boundary::Wall;
+    std::string type = p.scheme.type;
+    if (p.scheme_auto && run_.ranks > 1) {
+      // The automatic choice (config.cpp) is one rank's. On several ranks far zones need walls
+      // (else the all-pairs ring), and the tree's exchange between ranks is not fast yet
+      // (docs/parallel.md): a walled box gets far zones instead of the tree.
+      if (type == "cell_list" && !walled) type = "all_pairs";
+      else if (type == "tree" && walled) type = "cell_list";
+    }
+    const FactoryInfo* other =
+        type != p.scheme.type ? registry.find(PluginKind::Scheme, type) : nullptr;
+    if (other) {
+      ft.scheme = registry.make_scheme(type, parse_params(other->schema, "", type), run_);
+      progress_->message(p.type + " (" + p.where + "): on " + std::to_string(run_.ranks) +
+                         " ranks scheme \"" + type + "\" instead of the automatic \"" +
+                         p.scheme.type + "\" (docs/parallel.md)");
     } else {
       ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
     }
