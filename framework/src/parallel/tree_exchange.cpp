@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 
+#include <omp.h>
+
 #include "pardyn/tree.hpp"
 #include "store_ops.hpp"
 
@@ -211,6 +213,7 @@ class Sources {
     }
   }
   std::vector<double>& values() { return v_; }
+  void append(const Sources& o) { v_.insert(v_.end(), o.v_.begin(), o.v_.end()); }
 
  private:
   int dim_;
@@ -232,35 +235,81 @@ void add_below(const HostTree& h, std::size_t i, int levels, Sources& out, bool 
   }
 }
 
-// What of h the targets inside b need: accepted nodes as pseudo-particles, opened leaves' particles.
-void essential(const HostTree& h, const Region& b, Sources& out) {
-  if (h.links.empty() || b[0].half[0] < 0) return;
-  std::vector<std::int32_t> scratch;
-  std::vector<std::int32_t> stack{0};
+// Node i of h for the targets inside b: accepted (sent as pseudo-particles), an opened leaf (its
+// particles sent), or an opened inner node (true: its children are to be visited).
+bool visit(const HostTree& h, const Region& b, std::size_t i, Sources& out,
+           std::vector<std::int32_t>& scratch) {
+  const TreeLinks& l = h.links[i];
+  if (!near(&h.com[4 * i], h.rcrit2[i], b, scratch)) {
+    // Monopole trees: the receiving rank's tree groups the pseudo-particles with its own
+    // particles, and a point hides the extent of the node it stands for, so its error would add
+    // to the receiving node's; the node's descendants two levels down (or its particles) are sent
+    // instead (measured, 2D log, theta 0.6: the node itself gave 1.5x one rank's RMS force error
+    // on 2 ranks, its children 1.3x on 3).
+    // A node of at most 2 dim particles: those, exact and no more points.
+    if (h.quad && l.end - l.begin <= 2 * h.dim) add_below(h, i, 0, out, true);
+    else if (h.quad) out.add_node(h, i);
+    else add_below(h, i, 2, out, false);
+    return false;
+  }
+  if (l.nchild == 0) {
+    for (std::int32_t j = l.begin; j < l.end; ++j)
+      out.add(&h.src[4 * std::size_t(j)], h.src[4 * std::size_t(j) + 3], h.type[std::size_t(j)]);
+    return false;
+  }
+  return true;
+}
+
+// The subtree of node `top`, depth first.
+void essential_below(const HostTree& h, const Region& b, std::int32_t top, Sources& out,
+                     std::vector<std::int32_t>& scratch) {
+  std::vector<std::int32_t> stack{top};
   while (!stack.empty()) {
     const std::size_t i = std::size_t(stack.back());
     stack.pop_back();
-    if (!near(&h.com[4 * i], h.rcrit2[i], b, scratch)) {
-      // Monopole trees: the receiving rank's tree groups the pseudo-particles with its own
-      // particles, and a point hides the extent of the node it stands for, so its error would
-      // add to the receiving node's; the node's descendants two levels down (or its particles)
-      // are sent instead (measured, 2D log, theta 0.6: the node itself gave 1.5x one rank's RMS
-      // force error on 2 ranks, its children 1.3x on 3).
-      const TreeLinks& l = h.links[i];
-      // A node of at most 2 dim particles: those, exact and no more points.
-      if (h.quad && l.end - l.begin <= 2 * h.dim) add_below(h, i, 0, out, true);
-      else if (h.quad) out.add_node(h, i);
-      else add_below(h, i, 2, out, false);
-      continue;
-    }
+    if (!visit(h, b, i, out, scratch)) continue;
     const TreeLinks& l = h.links[i];
-    if (l.nchild == 0) {
-      for (std::int32_t j = l.begin; j < l.end; ++j)
-        out.add(&h.src[4 * std::size_t(j)], h.src[4 * std::size_t(j) + 3], h.type[std::size_t(j)]);
-      continue;
-    }
     for (std::int32_t c = l.child + l.nchild - 1; c >= l.child; --c) stack.push_back(c);
   }
+}
+
+// What of h the targets inside b need: accepted nodes as pseudo-particles, opened leaves'
+// particles. The top of the tree on one thread, largest nodes first, until no subtree left holds
+// more than a small share of the particles (a Plummer sphere's core is one deep subtree), then the
+// subtrees on all threads; the sources in the subtrees' node order (the same on any number of
+// threads).
+void essential(const HostTree& h, const Region& b, Sources& out) {
+  if (h.links.empty() || b[0].half[0] < 0) return;
+  std::vector<std::int32_t> scratch, heap{0};
+  auto size = [&](std::int32_t i) {
+    const TreeLinks& l = h.links[std::size_t(i)];
+    return l.end - l.begin;
+  };
+  auto smaller = [&](std::int32_t a, std::int32_t c) { return size(a) < size(c); };
+  const std::int32_t share =
+      std::max<std::int32_t>(1024, size(0) / std::max(1, 16 * omp_get_max_threads()));
+  while (!heap.empty() && heap.size() < 16384 && size(heap.front()) > share) {
+    std::pop_heap(heap.begin(), heap.end(), smaller);
+    const std::int32_t i = heap.back();
+    heap.pop_back();
+    if (!visit(h, b, std::size_t(i), out, scratch)) continue;
+    const TreeLinks& l = h.links[std::size_t(i)];
+    for (std::int32_t c = l.child; c < l.child + l.nchild; ++c) {
+      heap.push_back(c);
+      std::push_heap(heap.begin(), heap.end(), smaller);
+    }
+  }
+  std::sort(heap.begin(), heap.end());
+  std::vector<Sources> part(heap.size(), Sources(h.dim));
+  const std::int64_t nf = std::int64_t(heap.size());
+#pragma omp parallel if (nf > 1)
+  {
+    std::vector<std::int32_t> mine;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t k = 0; k < nf; ++k)
+      essential_below(h, b, heap[std::size_t(k)], part[std::size_t(k)], mine);
+  }
+  for (auto& p : part) out.append(p);
 }
 
 // The received sources (dim + 2 doubles each) into `work` at [offset, offset + m): positions, masses
