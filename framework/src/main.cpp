@@ -379,7 +379,9 @@ int cmd_validate(const Scenario& sc, const Registry& registry, const CommandLine
   check.check_only = true;
   check.output = c.output;
   Simulation checked(sc, registry, check);
+  if (checked.run_info().rank != 0) return 0;  // one report for the whole parallel run
   for (const auto& note : sc.notes) std::cout << "note: " << note << "\n";
+  for (const auto& note : checked.notes()) std::cout << "note: " << note << "\n";
   std::cout << c.file << ": valid (" << sc.particles.size() << " particle block(s), "
             << sc.potentials.size() << " potential(s), integrator " << sc.integrator.type << ", "
             << sc.steps << " steps, " << sc.dim << "D " << to_string(sc.precision) << ")\n";

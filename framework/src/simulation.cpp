@@ -216,9 +216,10 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
         type != p.scheme.type ? registry.find(PluginKind::Scheme, type) : nullptr;
     if (other) {
       ft.scheme = registry.make_scheme(type, parse_params(other->schema, "", type), run_);
-      progress_->message(p.type + " (" + p.where + "): on " + std::to_string(run_.ranks) +
-                         " ranks scheme \"" + type + "\" instead of the automatic \"" +
-                         p.scheme.type + "\" (docs/parallel.md)");
+      notes_.push_back(p.type + " (" + p.where + "): on " + std::to_string(run_.ranks) +
+                       " ranks scheme \"" + type + "\" instead of the automatic \"" +
+                       p.scheme.type + "\" (docs/parallel.md)");
+      progress_->message("note: " + notes_.back());
     } else {
       ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
     }

@@ -85,6 +85,9 @@ class Simulation final : public StepContext {
   // Parallel runs with a tree term: the sources this rank received at the last evaluation (the
   // other ranks' particles and pseudo-particles; 0 without a tree exchange).
   std::size_t tree_sources_received() const;
+  // What the run decided beyond the scenario's notes (Scenario::notes), e.g. another scheme on
+  // several ranks; `pardyn run` shows them as it starts, `pardyn validate` prints them.
+  const std::vector<std::string>& notes() const { return notes_; }
   // The scheme of force term k (its neighbourhood, as the last evaluation left it).
   const Scheme& scheme(std::size_t k) const { return *forces_.at(k).scheme; }
   Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt);
@@ -341,6 +344,7 @@ class Simulation final : public StepContext {
   // Per force term: the ghosts' reach of cell-list far zones under the domain decomposition (they
   // use the whole box and sum the coarse pyramid levels over the ranks), else 0.
   std::vector<double> far_reach_;
+  std::vector<std::string> notes_;  // notes()
   std::size_t n_global_ = 0;
   bool time_ring_ = false;
   SetupStats setup_stats_;
