@@ -30,11 +30,12 @@ inline std::string output_name(const std::string& type, const ParamSet& p) {
 }
 
 // The factory's checks: one rank (an analysis that needs every particle; `why` says what it
-// pairs or keeps), and `file` a file name (its default as the example).
+// pairs or keeps; empty: the analysis runs on several ranks), and `file` a file name (its
+// default as the example).
 inline void check_analysis_output(const std::string& who, const std::string& why,
                                   const RunInfo& run, const std::string& file,
                                   const std::string& example) {
-  if (run.ranks > 1)
+  if (run.ranks > 1 && !why.empty())
     throw Error(who + ": the analysis does not run in parallel (" + why + "), and this run has " +
                 std::to_string(run.ranks) +
                 " ranks. Run it on one rank (without mpirun, or mpirun -np 1), or remove its "

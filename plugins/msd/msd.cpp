@@ -92,7 +92,8 @@ class Msd final : public Observer {
       : interval_(interval),
         file_(std::move(file)),
         stem_(std::filesystem::path(file_).stem().string()),
-        dim_(run.dim) {
+        dim_(run.dim),
+        comm_(run.ranks > 1 ? run.comm : nullptr) {
     for (int d = 0; d < 3; ++d)
       L_[d] = d < run.dim && run.box.boundary[d] == Boundary::Periodic ? run.box.length(d) : 0.0;
   }
@@ -123,6 +124,7 @@ class Msd final : public Observer {
 
   void analyse(StepContext& ctx, Thermo& t, std::size_t first) override {
     ParticleStore& s = ctx.store();
+    if (comm_ && !shared_) share_loaded_reference();
     if (!have_ref_) take_reference(s, t);
     if (!disp_ || disp_backend_ != s.backend()) {
       if (s.backend() == Backend::Cuda) {
@@ -137,12 +139,15 @@ class Msd final : public Observer {
       disp_->set_reference(ref_, dim_, ids_);
       disp_backend_ = s.backend();
     }
-    if (s.size() != n_ref_)
-      throw Error("msd: the run has " + std::to_string(s.size()) + " particles, the reference (" +
+    std::int64_t here = std::int64_t(s.size());
+    if (comm_) comm_->sum(&here, 1);  // all ranks' particles
+    if (std::size_t(here) != n_ref_)
+      throw Error("msd: the run has " + std::to_string(here) + " particles, the reference (" +
                   (loaded_ ? path_ + ".reference" : std::string("the first analysis")) + ") " +
                   std::to_string(n_ref_) + "; the particles must stay the same");
     std::vector<double> sum(dim_ + types_ + 1, 0.0);
     disp_->sums(s, L_, types_, sum.data());
+    if (comm_) comm_->sum(sum.data(), sum.size());  // each rank summed its own particles
     if (sum[dim_ + types_] > 0)
       throw Error("msd: " + format_number(sum[dim_ + types_]) +
                   " particles have ids that the reference (" +
@@ -204,21 +209,46 @@ class Msd final : public Observer {
     last_row_ = t.step;
   }
 
-  // The positions of this analysis become the reference (one host copy of the store).
-  void take_reference(const ParticleStore& s, const Thermo& t) {
+  // The particles of the reference: (id, type, unwrapped position) each, in double; on several
+  // ranks every rank's (each rank then holds the reference of all particles, indexed by id).
+  std::vector<double> reference_records(const ParticleStore& s) const {
     HostParticles hp(s.dim());
     s.download(hp, ParticleStore::kPosition | ParticleStore::kImage | ParticleStore::kId |
                        ParticleStore::kType);
-    const std::size_t n = hp.size();
+    const std::size_t per = std::size_t(2 + dim_);
+    std::vector<double> mine(hp.size() * per);
+    for (std::size_t i = 0; i < hp.size(); ++i) {
+      double* r = &mine[i * per];
+      r[0] = double(hp.id[i]);
+      r[1] = double(hp.type[i]);
+      for (int d = 0; d < dim_; ++d) r[2 + d] = hp.x[d][i] + double(hp.image[d][i]) * L_[d];
+    }
+    if (!comm_) return mine;
+    std::vector<char> bytes(mine.size() * sizeof(double));
+    if (!bytes.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+    std::vector<std::vector<char>> out(std::size_t(comm_->size()), bytes);
+    std::vector<double> all;
+    for (const auto& in : comm_->alltoallv(std::move(out))) {
+      const std::size_t at = all.size();
+      all.resize(at + in.size() / sizeof(double));
+      if (!in.empty()) std::memcpy(all.data() + at, in.data(), in.size());
+    }
+    return all;
+  }
+
+  // The positions of this analysis become the reference (one host copy of the store; on several
+  // ranks of all ranks' particles, every rank).
+  void take_reference(const ParticleStore& s, const Thermo& t) {
+    const std::vector<double> rec = reference_records(s);
+    const std::size_t per = std::size_t(2 + dim_), n = rec.size() / per;
     std::int64_t max_id = -1;
     int types = 1;
     for (std::size_t i = 0; i < n; ++i) {
-      if (hp.id[i] < 0)
-        throw Error("msd: particle id " + std::to_string(hp.id[i]) + " is negative");
-      max_id = std::max(max_id, hp.id[i]);
-      if (hp.type[i] < 0)
-        throw Error("msd: particle type " + std::to_string(hp.type[i]) + " is negative");
-      types = std::max(types, int(hp.type[i]) + 1);
+      const std::int64_t id = std::int64_t(rec[i * per]), type = std::int64_t(rec[i * per + 1]);
+      if (id < 0) throw Error("msd: particle id " + std::to_string(id) + " is negative");
+      max_id = std::max(max_id, id);
+      if (type < 0) throw Error("msd: particle type " + std::to_string(type) + " is negative");
+      types = std::max(types, int(type) + 1);
     }
     if (types > kMaxTypes)
       throw Error("msd: the particles have types up to " + std::to_string(types - 1) +
@@ -230,21 +260,51 @@ class Msd final : public Observer {
                   std::to_string(n) + " particles; the reference is indexed by id");
     ref_.assign(std::size_t(dim_) * ids, std::numeric_limits<double>::quiet_NaN());
     for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t id = std::size_t(hp.id[i]);
+      const std::size_t id = std::size_t(rec[i * per]);
       if (!std::isnan(ref_[id]))
         throw Error("msd: particle id " + std::to_string(id) + " occurs twice");
-      for (int d = 0; d < dim_; ++d)
-        ref_[std::size_t(d) * ids + id] = hp.x[d][i] + double(hp.image[d][i]) * L_[d];
+      for (int d = 0; d < dim_; ++d) ref_[std::size_t(d) * ids + id] = rec[i * per + 2 + d];
     }
     ids_ = ids;
     n_ref_ = n;
     types_ = types;
     n_type_.assign(types, 0);
-    for (std::size_t i = 0; i < n; ++i) ++n_type_[hp.type[i]];
+    for (std::size_t i = 0; i < n; ++i) ++n_type_[std::size_t(rec[i * per + 1])];
     have_ref_ = true;
     ref_step_ = t.step;
     ref_time_ = t.time;
     save_reference();
+  }
+
+  // Several ranks, the first analysis (all ranks together): a resumed run's reference, which only
+  // rank 0 reads (it writes the file), goes to every rank.
+  void share_loaded_reference() {
+    shared_ = true;
+    double loaded = loaded_ ? 1.0 : 0.0;
+    comm_->max(&loaded, 1);
+    if (loaded == 0) return;  // a fresh reference, taken by all ranks together
+    std::vector<std::vector<char>> out(std::size_t(comm_->size()));
+    if (comm_->rank() == 0) {
+      std::vector<double> v{double(ids_), double(n_ref_), double(types_), double(ref_step_),
+                            ref_time_};
+      for (std::uint64_t c : n_type_) v.push_back(double(c));
+      v.insert(v.end(), ref_.begin(), ref_.end());
+      std::vector<char> bytes(v.size() * sizeof(double));
+      std::memcpy(bytes.data(), v.data(), bytes.size());
+      for (auto& o : out) o = bytes;
+    }
+    const std::vector<char> in = std::move(comm_->alltoallv(std::move(out))[0]);
+    if (comm_->rank() == 0) return;
+    std::vector<double> v(in.size() / sizeof(double));
+    if (!in.empty()) std::memcpy(v.data(), in.data(), in.size());
+    ids_ = std::size_t(v[0]);
+    n_ref_ = std::size_t(v[1]);
+    types_ = int(v[2]);
+    ref_step_ = std::uint64_t(v[3]);
+    ref_time_ = v[4];
+    n_type_.assign(v.begin() + 5, v.begin() + 5 + types_);
+    ref_.assign(v.begin() + 5 + types_, v.end());
+    have_ref_ = loaded_ = true;
   }
 
   // <file>.reference: a text line (format, dimension, sizes, step and time of the reference,
@@ -335,6 +395,9 @@ class Msd final : public Observer {
   double ref_time_ = 0;
   std::unique_ptr<Displacements> disp_;
   Backend disp_backend_ = Backend::Cpu;
+  // Several ranks: each sums its own particles against the whole reference; the sums are added.
+  Comm* comm_ = nullptr;
+  bool shared_ = false;  // share_loaded_reference() done
 };
 
 }  // namespace
@@ -367,8 +430,9 @@ thermo row, frame and terminal progress line). The thermo column is computed at 
 either way. Plot it in ParaView: CSV reader, Line Chart View, x: time.
 Resumed runs (--resume): the reference positions are saved to <file>.reference (atomically, with
 a checksum) when they are taken, and a resumed run measures from them and keeps the rows up to
-the checkpoint. A resumed run that finds msd.csv but not its reference refuses to start. One MPI
-rank only. Example (docs/analysis.md):
+the checkpoint. A resumed run that finds msd.csv but not its reference refuses to start.
+On several MPI ranks every rank holds the reference of all particles (by id: particles may move
+between ranks) and sums its own; the sums are added over the ranks. Example (docs/analysis.md):
   [[output]]
   type = "msd"
   interval = 100)";
@@ -394,9 +458,7 @@ void register_msd(Registrar& r) {
   r.add(
       std::move(f), Factory<Observer>([](const ParamSet& p, const RunInfo& run) {
         const std::string& file = p.string("file");
-        check_analysis_output(output_name("msd", p),
-                              "its reference positions would be one rank's particles", run, file,
-                              "msd.csv");
+        check_analysis_output(output_name("msd", p), "", run, file, "msd.csv");
         return std::unique_ptr<Observer>(new Msd(std::uint64_t(p.integer("interval")), file, run));
       }));
 }

@@ -21,6 +21,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -455,6 +456,7 @@ void parallel_resume_is_exact(const std::string& body) {
     t.replace(t.find("steps = 40"), 10, "steps = " + std::to_string(steps));
     return t +
            "\n[[output]]\ntype = \"thermo\"\ninterval = 5\n"
+           "[[output]]\ntype = \"msd\"\ninterval = 5\n"
            "[[output]]\ntype = \"checkpoint\"\ninterval = 10\nkeep = 10\n";
   };
   const std::string straight_dir = shared_dir("straight"), dead_dir = shared_dir("dead");
@@ -494,6 +496,9 @@ void parallel_resume_is_exact(const std::string& body) {
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
   EXPECT_EQ(slurp(straight_dir + "/out/thermo.csv"), slurp(dead_dir + "/out/thermo.csv"));
+  // msd: the resumed run measures from the reference rank 0 read and sent to the others.
+  EXPECT_EQ(slurp(straight_dir + "/out/msd.csv"), slurp(dead_dir + "/out/msd.csv"));
+  EXPECT_GT(slurp(dead_dir + "/out/msd.csv").size(), 100u) << "msd.csv has its rows";
 }
 
 TEST_F(Rank, RingResumedFromACheckpointEndsExactly) {
@@ -529,6 +534,54 @@ TEST_F(Rank, DomainWalledBox2DWithFieldMatchesOneRank) {
 TEST_F(Rank, DomainPeriodicAndWalledBox2DWithFieldMatchesOneRank) {
   const Comparison c = parallel_matches_serial(walled_2d("[\"periodic\", \"wall\"]"), kDomain);
   EXPECT_GT(c.moved, 0u) << "no particle migrated";
+}
+
+// msd on several ranks: each rank sums its own particles (which migrate between sub-boxes here)
+// against the reference of all of them; msd.csv as one rank's, to the domain's accuracy.
+TEST_F(Rank, MsdOnSeveralRanksMatchesOneRank) {
+  std::string toml = scenario("lj_3d_domain");
+  toml.replace(toml.find("steps = 150"), 11, "steps = 80");
+  toml += "\n[[output]]\ntype = \"msd\"\ninterval = 10\n";
+  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {  // the GPU's reduction kernel
+    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
+    toml.replace(toml.find(from), from.size(), to);
+  }
+  const std::string dir = shared_dir();
+  const Scenario sc = load(dir, toml);
+  run_scenario(sc, dir + "/parallel", false);
+  if (rank() != 0) return;
+  run_scenario(sc, dir + "/serial", true);
+  auto rows = [](const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<double>> out;
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::vector<double> v;
+      std::stringstream ss(line);
+      std::string cell;
+      while (std::getline(ss, cell, ',')) v.push_back(std::stod(cell));
+      out.push_back(v);
+    }
+    return out;
+  };
+  const auto par = rows(dir + "/parallel/msd.csv"), ser = rows(dir + "/serial/msd.csv");
+  ASSERT_EQ(par.size(), ser.size()) << "rows of msd.csv";
+  ASSERT_GE(ser.size(), 8u);
+  double worst = 0;
+  for (std::size_t r = 0; r < ser.size(); ++r) {
+    ASSERT_EQ(par[r].size(), ser[r].size());
+    for (std::size_t c = 0; c < ser[r].size(); ++c)
+      worst = std::max(worst,
+                       std::fabs(par[r][c] - ser[r][c]) / std::max(std::fabs(ser[r][c]), 1e-300));
+  }
+  EXPECT_GT(ser.back()[2], 0.01) << "the particles moved: the test would show nothing";
+  EXPECT_LE(worst, 1e-9) << "msd.csv against one rank's";
+  std::printf(
+      "[ measured ] msd on %d ranks: %zu rows, final msd %.6g, largest relative "
+      "difference to one rank %.2e\n",
+      ranks(), ser.size(), ser.back()[2], worst);
+  std::fflush(stdout);
 }
 
 // A cell_list term and an all_pairs term together: the domain decomposition and the ring.
