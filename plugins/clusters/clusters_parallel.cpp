@@ -19,11 +19,10 @@
 //    gets the ids of its own components.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
-#include <type_traits>
 
+#include "../common/messages.hpp"
 #include "clusters.hpp"
 
 namespace pardyn::plugins::clusters {
@@ -32,49 +31,6 @@ namespace {
 
 // The coarse grid: at most this many cells (a rank's bitmap is at most 128 KiB).
 constexpr std::size_t kMaxCells = std::size_t(1) << 20;
-
-// Messages: plain values appended to bytes, read back in the same order.
-class Out {
- public:
-  template <class T>
-  void put(const T* p, std::size_t n) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    const std::size_t at = b_.size();
-    b_.resize(at + n * sizeof(T));
-    if (n) std::memcpy(b_.data() + at, p, n * sizeof(T));
-  }
-  template <class T>
-  void put(const T& v) {
-    put(&v, 1);
-  }
-  std::vector<char> take() { return std::move(b_); }
-
- private:
-  std::vector<char> b_;
-};
-
-class In {
- public:
-  explicit In(const std::vector<char>& b) : b_(b) {}
-  template <class T>
-  void get(T* p, std::size_t n) {
-    if (n > (b_.size() - at_) / sizeof(T))
-      throw Error("clusters: a message between ranks is shorter than its contents");
-    if (n) std::memcpy(p, b_.data() + at_, n * sizeof(T));
-    at_ += n * sizeof(T);
-  }
-  template <class T>
-  T get() {
-    T v;
-    get(&v, 1);
-    return v;
-  }
-  bool done() const { return at_ >= b_.size(); }
-
- private:
-  const std::vector<char>& b_;
-  std::size_t at_ = 0;
-};
 
 // A component as rank 0 sees it: root slot on its rank, size, smallest particle id.
 struct CompRec {
@@ -280,18 +236,14 @@ std::vector<Occupancy> exchange_occupancy(Comm& comm, const Grid& g, Occupancy m
   out.put(mine.lo, 3);
   out.put(mine.len, 3);
   out.put(mine.bits.data(), mine.bits.size());
-  const std::vector<char> msg = out.take();
-  std::vector<std::vector<char>> send(std::size_t(comm.size()));
-  for (int r = 0; r < comm.size(); ++r)
-    if (r != comm.rank()) send[std::size_t(r)] = msg;
-  const auto got = comm.alltoallv(std::move(send));
+  const auto got = allgather(comm, out.take());
   std::vector<Occupancy> all(got.size(), Occupancy(g));
   for (std::size_t r = 0; r < got.size(); ++r) {
     if (int(r) == comm.rank()) {
       all[r] = std::move(mine);
       continue;
     }
-    In in(got[r]);
+    In in(got[r], "clusters");
     in.get(all[r].lo, 3);
     in.get(all[r].len, 3);
     all[r].bits.resize((all[r].size() + 63) / 64);
@@ -442,7 +394,7 @@ std::vector<Edge> link(const Grid& g, const Box& box, double distance, const Hos
   const Real range2 = Real(distance * distance);
   std::vector<Edge> edges;
   for (std::size_t a = 0; a < got.size(); ++a) {
-    In in(got[a]);
+    In in(got[a], "clusters");
     while (!in.done()) {
       double x[3] = {0, 0, 0};
       in.get(x, std::size_t(g.dim));
@@ -490,7 +442,7 @@ std::vector<char> pack_summary(std::size_t n, const Local& l, const std::vector<
 }
 
 Summary unpack_summary(const std::vector<char>& bytes) {
-  In in(bytes);
+  In in(bytes, "clusters");
   Summary s;
   s.n = in.get<std::uint64_t>();
   in.get(s.hist, kBins);
@@ -598,7 +550,7 @@ std::vector<std::vector<char>> number_clusters(const std::vector<Summary>& all,
 
 // Every rank: the answer of rank 0 into `out` (totals; big and id_of_big by root slot).
 void read_answer(const std::vector<char>& bytes, const Local& l, Joined& out) {
-  In in(bytes);
+  In in(bytes, "clusters");
   std::uint64_t totals[4];
   in.get(totals, 4);
   out.n = totals[0], out.n_clusters = totals[1], out.largest = totals[2], out.clustered = totals[3];

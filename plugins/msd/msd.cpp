@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../common/analysis_output.hpp"
+#include "../common/messages.hpp"
 #include "msd.hpp"
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
@@ -139,15 +140,16 @@ class Msd final : public Observer {
       disp_->set_reference(ref_, dim_, ids_);
       disp_backend_ = s.backend();
     }
-    std::int64_t here = std::int64_t(s.size());
-    if (comm_) comm_->sum(&here, 1);  // all ranks' particles
-    if (std::size_t(here) != n_ref_)
+    // The sums, then the particle count; on several ranks each rank's, added in one reduction.
+    std::vector<double> sum(dim_ + types_ + 2, 0.0);
+    disp_->sums(s, L_, types_, sum.data());
+    sum.back() = double(s.size());
+    if (comm_) comm_->sum(sum.data(), sum.size());
+    const std::size_t here = std::size_t(sum.back());
+    if (here != n_ref_)
       throw Error("msd: the run has " + std::to_string(here) + " particles, the reference (" +
                   (loaded_ ? path_ + ".reference" : std::string("the first analysis")) + ") " +
                   std::to_string(n_ref_) + "; the particles must stay the same");
-    std::vector<double> sum(dim_ + types_ + 1, 0.0);
-    disp_->sums(s, L_, types_, sum.data());
-    if (comm_) comm_->sum(sum.data(), sum.size());  // each rank summed its own particles
     if (sum[dim_ + types_] > 0)
       throw Error("msd: " + format_number(sum[dim_ + types_]) +
                   " particles have ids that the reference (" +
@@ -224,14 +226,14 @@ class Msd final : public Observer {
       for (int d = 0; d < dim_; ++d) r[2 + d] = hp.x[d][i] + double(hp.image[d][i]) * L_[d];
     }
     if (!comm_) return mine;
-    std::vector<char> bytes(mine.size() * sizeof(double));
-    if (!bytes.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
-    std::vector<std::vector<char>> out(std::size_t(comm_->size()), bytes);
+    Out out;
+    out.put(mine.data(), mine.size());
     std::vector<double> all;
-    for (const auto& in : comm_->alltoallv(std::move(out))) {
+    for (const auto& bytes : allgather(*comm_, out.take())) {
+      In in(bytes, "msd");
       const std::size_t at = all.size();
-      all.resize(at + in.size() / sizeof(double));
-      if (!in.empty()) std::memcpy(all.data() + at, in.data(), in.size());
+      all.resize(at + in.left<double>());
+      in.get(all.data() + at, all.size() - at);
     }
     return all;
   }
@@ -285,25 +287,29 @@ class Msd final : public Observer {
     if (loaded == 0) return;  // a fresh reference, taken by all ranks together
     std::vector<std::vector<char>> out(std::size_t(comm_->size()));
     if (comm_->rank() == 0) {
-      std::vector<double> v{double(ids_), double(n_ref_), double(types_), double(ref_step_),
-                            ref_time_};
-      for (std::uint64_t c : n_type_) v.push_back(double(c));
-      v.insert(v.end(), ref_.begin(), ref_.end());
-      std::vector<char> bytes(v.size() * sizeof(double));
-      std::memcpy(bytes.data(), v.data(), bytes.size());
-      for (auto& o : out) o = bytes;
+      Out o;
+      o.put(ids_);
+      o.put(n_ref_);
+      o.put(types_);
+      o.put(ref_step_);
+      o.put(ref_time_);
+      o.put(n_type_.data(), n_type_.size());
+      o.put(ref_.data(), ref_.size());
+      const std::vector<char> bytes = o.take();
+      for (int r = 1; r < comm_->size(); ++r) out[std::size_t(r)] = bytes;
     }
-    const std::vector<char> in = std::move(comm_->alltoallv(std::move(out))[0]);
+    const std::vector<char> bytes = std::move(comm_->alltoallv(std::move(out))[0]);
     if (comm_->rank() == 0) return;
-    std::vector<double> v(in.size() / sizeof(double));
-    if (!in.empty()) std::memcpy(v.data(), in.data(), in.size());
-    ids_ = std::size_t(v[0]);
-    n_ref_ = std::size_t(v[1]);
-    types_ = int(v[2]);
-    ref_step_ = std::uint64_t(v[3]);
-    ref_time_ = v[4];
-    n_type_.assign(v.begin() + 5, v.begin() + 5 + types_);
-    ref_.assign(v.begin() + 5 + types_, v.end());
+    In in(bytes, "msd");
+    in.get(&ids_, 1);
+    in.get(&n_ref_, 1);
+    in.get(&types_, 1);
+    in.get(&ref_step_, 1);
+    in.get(&ref_time_, 1);
+    n_type_.resize(std::size_t(types_));
+    in.get(n_type_.data(), n_type_.size());
+    ref_.resize(in.left<double>());
+    in.get(ref_.data(), ref_.size());
     have_ref_ = loaded_ = true;
   }
 
