@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "pardyn/app/config.hpp"
@@ -171,6 +172,16 @@ std::string scenario(const std::string& name) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// A scenario's `backend = "cpu"` replaced by PARDYN_MPI_TEST_BACKEND when it is set (`cuda`: the
+// tests that honour it run on the GPU machine's device).
+std::string on_test_backend(std::string toml) {
+  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {
+    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
+    toml.replace(toml.find(from), from.size(), to);
+  }
+  return toml;
+}
+
 // Rank 0 writes the scenario; every rank reads the same file.
 Scenario load(const std::string& dir, const std::string& toml) {
   const std::string path = dir + "/scenario.toml";
@@ -206,17 +217,19 @@ std::vector<Rec> records(Simulation& sim) {
   return out;
 }
 
-// Every rank's records on rank 0, each with the rank that held it (empty on the other ranks).
-std::vector<std::pair<int, Rec>> gather(const std::vector<Rec>& mine) {
-  std::vector<char> bytes(mine.size() * sizeof(Rec));
+// Every rank's values on rank 0, each with the rank that held it (empty on the other ranks).
+template <class T>
+std::vector<std::pair<int, T>> gather(const std::vector<T>& mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  std::vector<char> bytes(mine.size() * sizeof(T));
   if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
   const auto all = comm()->gather(bytes);
-  std::vector<std::pair<int, Rec>> out;
+  std::vector<std::pair<int, T>> out;
   for (std::size_t r = 0; r < all.size(); ++r)
-    for (std::size_t k = 0; k < all[r].size() / sizeof(Rec); ++k) {
-      Rec rec;
-      std::memcpy(&rec, all[r].data() + k * sizeof(Rec), sizeof(Rec));
-      out.emplace_back(int(r), rec);
+    for (std::size_t k = 0; k < all[r].size() / sizeof(T); ++k) {
+      T v;
+      std::memcpy(&v, all[r].data() + k * sizeof(T), sizeof(T));
+      out.emplace_back(int(r), v);
     }
   return out;
 }
@@ -542,10 +555,7 @@ TEST_F(Rank, MsdOnSeveralRanksMatchesOneRank) {
   std::string toml = scenario("lj_3d_domain");
   toml.replace(toml.find("steps = 150"), 11, "steps = 80");
   toml += "\n[[output]]\ntype = \"msd\"\ninterval = 10\n";
-  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {  // the GPU's reduction kernel
-    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
-    toml.replace(toml.find(from), from.size(), to);
-  }
+  toml = on_test_backend(toml);
   const std::string dir = shared_dir();
   const Scenario sc = load(dir, toml);
   run_scenario(sc, dir + "/parallel", false);
@@ -653,10 +663,7 @@ void generation_matches_serial(const std::string& toml, Holds holds,
       break;
     case Holds::Whole: EXPECT_GT(st.whole, 0u); break;
   }
-  std::vector<char> bytes(sizeof(Gen) * par.store().size());
-  const std::vector<Gen> mine = generated(par);
-  if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
-  const auto all = comm()->gather(bytes);
+  const auto all = gather(generated(par));
   double counts[2] = {double(st.generated), double(st.peak)};
   comm()->max(counts, 2);
   if (rank() != 0) return;
@@ -666,12 +673,8 @@ void generation_matches_serial(const std::string& toml, Holds holds,
   Simulation ser(sc, registry(), one);
   const std::vector<Gen> ref = generated(ser);
   std::map<std::int64_t, Gen> by_id;
-  for (const auto& b : all)
-    for (std::size_t k = 0; k < b.size() / sizeof(Gen); ++k) {
-      Gen g;
-      std::memcpy(&g, b.data() + k * sizeof(Gen), sizeof g);
-      EXPECT_TRUE(by_id.emplace(g.id, g).second) << "id " << g.id << " twice";
-    }
+  for (const auto& [r, g] : all)
+    EXPECT_TRUE(by_id.emplace(g.id, g).second) << "id " << g.id << " twice";
   ASSERT_EQ(by_id.size(), ref.size());
   std::size_t differ = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -799,11 +802,7 @@ Outcome forces_then_run(const Scenario& sc, const std::string& out, bool serial)
 }
 
 void tree_matches_one_rank(const std::string& name) {
-  std::string toml = scenario(name);
-  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {
-    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
-    toml.replace(toml.find(from), from.size(), to);
-  }
+  std::string toml = on_test_backend(scenario(name));
   const std::string dir = shared_dir();
   const Scenario sc = load(dir, toml);
   const Outcome par = forces_then_run(sc, dir + "/parallel", false);
@@ -866,11 +865,7 @@ std::pair<int, int> far_levels(const Scenario& sc, const std::string& out) {
 // many cells the first shared level should have; 0: the default), which moves that level.
 std::pair<int, int> far_zones_match_one_rank(const std::string& name, int shared_cells,
                                              bool migrates = true) {
-  std::string toml = scenario(name);
-  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {
-    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
-    toml.replace(toml.find(from), from.size(), to);
-  }
+  std::string toml = on_test_backend(scenario(name));
   if (shared_cells > 0) setenv("PARDYN_FAR_SHARED_CELLS", std::to_string(shared_cells).c_str(), 1);
   const Comparison c = parallel_matches_serial(toml, kDomain);
   if (migrates) EXPECT_GT(c.moved, 0u) << "no particle migrated";
@@ -1037,24 +1032,12 @@ std::pair<std::size_t, std::size_t> compare_partitions(
 
 // PARDYN_MPI_TEST_BACKEND=cuda runs them on the GPU (both runs).
 void clusters_match_one_rank(std::string toml) {
-  if (const char* b = std::getenv("PARDYN_MPI_TEST_BACKEND")) {
-    const std::string from = "backend = \"cpu\"", to = std::string("backend = \"") + b + "\"";
-    toml.replace(toml.find(from), from.size(), to);
-  }
+  toml = on_test_backend(toml);
   const std::string dir = shared_dir();
   const Scenario sc = load(dir, toml);
   const std::vector<Labelled> mine = run_clusters(sc, dir + "/parallel", false);
-  std::vector<char> bytes(mine.size() * sizeof(Labelled));
-  if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
-  const auto all = comm()->gather(bytes);
+  const std::vector<std::pair<int, Labelled>> par = gather(mine);
   if (rank() != 0) return;
-  std::vector<std::pair<int, Labelled>> par;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    for (std::size_t k = 0; k < all[r].size() / sizeof(Labelled); ++k) {
-      Labelled l;
-      std::memcpy(&l, all[r].data() + k * sizeof(Labelled), sizeof l);
-      par.emplace_back(int(r), l);
-    }
   const std::vector<Labelled> ser = run_clusters(sc, dir + "/serial", true);
   const auto [clusters, crossing] = compare_partitions(par, ser);
   const auto cols_par = cluster_columns(dir + "/parallel/thermo.csv");
