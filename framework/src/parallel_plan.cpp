@@ -139,7 +139,7 @@ void Simulation::plan_far_ghosts(const Scenario& sc) {
 
 Reach Simulation::reach_of(std::size_t k) const {
   Reach r = forces_[k].potential->reach();
-  if (k < far_reach_.size() && far_reach_[k] > 0) {
+  if (far_on_ranks(k)) {
     r.comm = comm_;
     r.ghost_reach = far_reach_[k];
   }

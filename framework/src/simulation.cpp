@@ -393,8 +393,7 @@ void Simulation::evaluate_forces() {
       // On the work store (owned particles, then ghosts), whose forces on the owned ones are added.
       // Far zones use the whole box (one grid for all ranks), cut-off laws the sub-box's.
       ParticleStore& w = domain_->work();
-      const bool far = k < far_reach_.size() && far_reach_[k] > 0;
-      const Box& box = far ? run_.box : domain_->work_box();
+      const Box& box = far_on_ranks(k) ? run_.box : domain_->work_box();
       ForceRequest wreq = req;
       wreq.box = &box;
       backend_.ops->zero_forces(w, need_energy_, need_energy_);
@@ -453,9 +452,9 @@ void Simulation::build_neighbourhoods() {
     if (f.potential->external()) continue;
     const auto kind = f.scheme->neighbourhood().kind;
     const bool exchanged = k < lets_.size() && lets_[k];  // built at each evaluation anyway
-    const bool far = k < far_reach_.size() && far_reach_[k] > 0;
     if (domain_ && kind == NeighbourhoodKind::CellList)
-      f.scheme->update(domain_->work(), far ? run_.box : domain_->work_box(), reach_of(k));
+      f.scheme->update(domain_->work(), far_on_ranks(k) ? run_.box : domain_->work_box(),
+                       reach_of(k));
     else if (!(ring_ && kind == NeighbourhoodKind::AllPairs) && !exchanged)
       f.scheme->update(*store_, run_.box, f.potential->reach());
   }

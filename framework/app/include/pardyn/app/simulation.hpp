@@ -214,6 +214,8 @@ class Simulation final : public StepContext {
   // What term k's scheme is updated with: the law's reach, and for far zones on several ranks the
   // communicator and the ghosts' reach.
   Reach reach_of(std::size_t k) const;
+  // Whether term k is cell-list far zones under the domain decomposition (the whole box's grid).
+  bool far_on_ranks(std::size_t k) const { return k < far_reach_.size() && far_reach_[k] > 0; }
   void make_modifiers_and_outputs(const Scenario& sc, const Registry& registry);
   void prepare_output_folder(const Scenario& sc);  // rank 0
   void generate(const Scenario& sc, const Registry& registry);
