@@ -413,22 +413,13 @@ class CpuCells {
   // several ranks the shared level from the ranks' sums (CellList::shared_level).
   void moments(CellList& cl, const CellPlan& plan) {
     constexpr int NQ = kQuadTerms<Dim>;
-    plan_pyramid(cl, plan.rings);
-    cl.shared_level = plan.comm ? plan_shared_level(cl, plan) : cl.levels;
-    const int L = cl.shared_level;
-    mom_.resize(cl.pyramid_cells);
-    quad_.resize(plan.quadrupole ? cl.pyramid_cells * NQ : 0);
-    Real* quad = plan.quadrupole ? quad_.data() : nullptr;
-    auto cells_of = [&](int l) {
-      return std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
+    Real* quad = nullptr;
+    auto alloc = [&] {
+      mom_.resize(cl.pyramid_cells);
+      quad_.resize(plan.quadrupole ? cl.pyramid_cells * NQ : 0);
+      quad = plan.quadrupole ? quad_.data() : nullptr;
     };
-    auto coarsen = [&](int l) {
-      const std::int64_t n = cells_of(l);
-#pragma omp parallel for schedule(static) if (n > 256)
-      for (std::int64_t c = 0; c < n; ++c)
-        coarsen_cell<Real, Dim>(cl, l, std::size_t(c), mom_.data(), quad);
-    };
-    if (L > 0) {
+    auto level0 = [&] {
       const std::int64_t nc = std::int64_t(cl.ncells);
 #pragma omp parallel for schedule(static) if (nc > 256)
       for (std::int64_t c = 0; c < nc; ++c) {
@@ -440,11 +431,16 @@ class CpuCells {
         for (std::uint32_t k = start_[c]; k < end_[c]; ++k) sums.add_particle(pos_[k], ref);
         sums.finish(ref, mom_[std::size_t(c)], quad ? quad + NQ * std::size_t(c) : nullptr);
       }
-    }
-    for (int l = 1; l < L; ++l) coarsen(l);
-    if (L >= cl.levels) return;
-    shared_level(cl, plan, L, quad);
-    for (int l = L + 1; l < cl.levels; ++l) coarsen(l);
+    };
+    auto coarsen = [&](int l) {
+      const std::int64_t n =
+          std::int64_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
+#pragma omp parallel for schedule(static) if (n > 256)
+      for (std::int64_t c = 0; c < n; ++c)
+        coarsen_cell<Real, Dim>(cl, l, std::size_t(c), mom_.data(), quad);
+    };
+    build_pyramid(cl, plan, alloc, level0, coarsen,
+                  [&](int L) { shared_level(cl, plan, L, quad); });
   }
 
   // The shared level L: this rank's own particles summed per cell, the sums added over the ranks,

@@ -301,44 +301,44 @@ class CudaCells {
   // several ranks the shared level from the ranks' sums (CellList::shared_level).
   void moments(CellList& cl, const CellPlan& plan) {
     constexpr int NQ = kQuadTerms<Dim>;
-    plan_pyramid(cl, plan.rings);
-    cl.shared_level = plan.comm ? plan_shared_level(cl, plan) : cl.levels;
-    const int L = cl.shared_level;
-    mom_.reserve(cl.pyramid_cells, "cell pyramid moments");
-    Real* quad = plan.quadrupole ? quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles")
-                                 : nullptr;
-    publish(cl, plan);
+    Real* quad = nullptr;
     auto cells_of = [&](int l) {
       return std::size_t(cl.level_cells[l][0]) * cl.level_cells[l][1] * cl.level_cells[l][2];
+    };
+    auto alloc = [&] {
+      mom_.reserve(cl.pyramid_cells, "cell pyramid moments");
+      if (plan.quadrupole) quad = quad_.reserve(cl.pyramid_cells * NQ, "cell pyramid quadrupoles");
+      publish(cl, plan);
+    };
+    auto level0 = [&] {
+      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
+      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
     };
     auto coarsen = [&](int l) {
       cell_coarsen<Real, Dim>
           <<<blocks_for(cells_of(l)), kThreads>>>(cl, l, cells_of(l), mom_.get(), quad);
       PARDYN_CUDA_CHECK_LAUNCH("cell_coarsen");
     };
-    if (L > 0) {
-      const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
-      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
-      PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
-    }
-    for (int l = 1; l < L; ++l) coarsen(l);
-    if (L >= cl.levels) return;
     // The shared level: this rank's own particles summed per cell, the sums added over the ranks
     // on the host, the cells' records made from them.
-    const std::size_t nL = cells_of(L), terms = nL * kSumTerms<Dim>;
-    double* sums = sums_.reserve(terms, "far-zone sums over the ranks");
-    const unsigned b = unsigned((nL * 32 + kThreads - 1) / kThreads);
-    cell_own_sums<Real, Dim><<<b, kThreads>>>(cl, L, nL, sums);
-    PARDYN_CUDA_CHECK_LAUNCH("cell_own_sums");
-    host_sums_.resize(terms);
-    PARDYN_CUDA_CHECK(
-        cudaMemcpy(host_sums_.data(), sums, terms * sizeof(double), cudaMemcpyDeviceToHost));
-    sum_over_ranks(plan, host_sums_.data(), terms);
-    PARDYN_CUDA_CHECK(
-        cudaMemcpy(sums, host_sums_.data(), terms * sizeof(double), cudaMemcpyHostToDevice));
-    cell_finish_shared<Real, Dim><<<blocks_for(nL), kThreads>>>(cl, L, nL, sums, mom_.get(), quad);
-    PARDYN_CUDA_CHECK_LAUNCH("cell_finish_shared");
-    for (int l = L + 1; l < cl.levels; ++l) coarsen(l);
+    auto shared = [&](int L) {
+      const std::size_t nL = cells_of(L), terms = nL * kSumTerms<Dim>;
+      double* sums = sums_.reserve(terms, "far-zone sums over the ranks");
+      const unsigned b = unsigned((nL * 32 + kThreads - 1) / kThreads);
+      cell_own_sums<Real, Dim><<<b, kThreads>>>(cl, L, nL, sums);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_own_sums");
+      host_sums_.resize(terms);
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(host_sums_.data(), sums, terms * sizeof(double), cudaMemcpyDeviceToHost));
+      sum_over_ranks(plan, host_sums_.data(), terms);
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(sums, host_sums_.data(), terms * sizeof(double), cudaMemcpyHostToDevice));
+      cell_finish_shared<Real, Dim>
+          <<<blocks_for(nL), kThreads>>>(cl, L, nL, sums, mom_.get(), quad);
+      PARDYN_CUDA_CHECK_LAUNCH("cell_finish_shared");
+    };
+    build_pyramid(cl, plan, alloc, level0, coarsen, shared);
   }
 
   void build(const ParticleView<Real, Dim>& p, const Box& box, const CellPlan& plan, CellList& cl) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "cell_pyramid.hpp"
 #include "pardyn/cell_list.hpp"
 
 namespace pardyn::detail {
@@ -52,6 +53,24 @@ int plan_shared_level(const CellList& cl, const CellPlan& plan);
 
 // Sums the packed cell sums (CellSums::pack, kSumTerms per cell) over the ranks, in place.
 void sum_over_ranks(const CellPlan& plan, double* sums, std::size_t n);
+
+// The far zones' pyramid in the order both engines build it: its levels planned (and, on several
+// ranks, the shared one chosen), room made (alloc()), level 0 from the particles (level0(); not
+// when level 0 is shared), each level above from the one below (coarsen(l)), and from the shared
+// level L on: L from the ranks' sums (shared(L)), the levels above from it.
+template <class Alloc, class Level0, class Coarsen, class Shared>
+void build_pyramid(CellList& cl, const CellPlan& plan, Alloc alloc, Level0 level0, Coarsen coarsen,
+                   Shared shared) {
+  plan_pyramid(cl, plan.rings);
+  cl.shared_level = plan.comm ? plan_shared_level(cl, plan) : cl.levels;
+  const int L = cl.shared_level;
+  alloc();
+  if (L > 0) level0();
+  for (int l = 1; l < L; ++l) coarsen(l);
+  if (L >= cl.levels) return;
+  shared(L);
+  for (int l = L + 1; l < cl.levels; ++l) coarsen(l);
+}
 
 class CellEngine {
  public:
