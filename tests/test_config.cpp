@@ -217,6 +217,38 @@ TEST(Config, SchemeChosenByParticleCountForLawsWithAShortRangePart) {
   EXPECT_TRUE(notes.empty());
 }
 
+// A law with a cut-off and no scheme gets the cell list, noted; a chosen all_pairs stays, with a
+// note of its cost once there are many particles (docs/config.md).
+TEST(Config, CutOffLawWithoutASchemeGetsTheCellList) {
+  auto load = [](const std::string& name, const std::string& scheme, long count,
+                 std::vector<std::string>& notes) {
+    const std::string path = write_scenario(
+        "cutoff-" + name,
+        "[simulation]\ndimension = 3\n[box]\nlo = [0.0, 0.0, 0.0]\nhi = [30.0, 30.0, 30.0]\n"
+        "boundary = \"periodic\"\n[[particles]]\ngenerator = \"uniform\"\ncount = " +
+            std::to_string(count) + "\n[[potential]]\ntype = \"lennard_jones\"\nrcut = 2.5\n" +
+            scheme);
+    Scenario sc = load_scenario(path, {}, test::registry());
+    notes = sc.notes;
+    EXPECT_NE(sc.resolved_toml.find("type = '" + sc.potentials.at(0).scheme.type + "'"),
+              std::string::npos)
+        << "the resolved configuration records the scheme";
+    return sc.potentials.at(0).scheme.type;
+  };
+  std::vector<std::string> notes;
+  EXPECT_EQ(load("none", "", 16384, notes), "cell_list");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("chose \"cell_list\" for a law with a cut-off (2.5)"), std::string::npos)
+      << notes[0];
+  EXPECT_EQ(load("all_pairs", "scheme = \"all_pairs\"\n", 16384, notes), "all_pairs");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("computes all 1.3e+08 pairs of the 16384 particles"), std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[0].find("\"cell_list\""), std::string::npos) << notes[0];
+  EXPECT_EQ(load("small", "scheme = \"all_pairs\"\n", 500, notes), "all_pairs");
+  EXPECT_TRUE(notes.empty());
+}
+
 // Every integer parameter has a range (issue 15): a count, an interval or a thread number given as
 // 10^12 or 2^32 + 1 is refused by the schema, never truncated or allocated.
 TEST(Config, EveryIntegerParameterHasARange) {

@@ -1,5 +1,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
+#include "parallel/communicator.hpp"
+#include "run/scheme_choice.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -504,8 +506,16 @@ const Schema& simulation_schema() {
                  "CPU threads per rank (0 = all cores, shared evenly by the ranks on one node)", 0,
                  4096)
         .choice("balance", "speed", {"speed", "equal"},
-                "parallel runs (mpirun), all-pairs ring: size each rank's block by its measured "
-                "speed at the first force evaluation (speed), or give every rank the same share")
+                "parallel runs (mpirun): share the work by measured speed (speed: the all-pairs "
+                "ring's blocks by each rank's speed at the first force evaluation; a tree term's "
+                "pieces of the Morton curve re-dealt by the ranks' measured walk times every "
+                "balance_interval steps), or give every rank the same share of the particles "
+                "(equal: bit-reproducible runs; docs/parallel.md)")
+        .integer("balance_interval", 50,
+                 "parallel runs with a tree term and balance = \"speed\": every this many steps "
+                 "the ranks compare their walk times and re-deal the Morton curve when the "
+                 "slowest is more than 5% above the mean (0: never)",
+                 0, double(kMaxSteps))
         .real("gpu_memory_limit", 0.0, "GiB",
               "GPU memory each rank may use, in GiB (0: all of it); what is free beyond it is "
               "taken at the start, so the GPU behaves as a small one (to try a run that needs "
@@ -661,68 +671,6 @@ std::vector<SchemeSupport> scheme_support(const Registry& registry, const Factor
 
 namespace {
 
-// The particles the blocks will generate, when every block says (`count`); 0 when unknown.
-std::size_t expected_particles(const Scenario& sc) {
-  std::size_t n = 0;
-  for (const auto& b : sc.particles) {
-    if (!b.params.has("count")) return 0;
-    n += std::size_t(std::max<std::int64_t>(0, b.params.integer("count")));
-  }
-  return n;
-}
-
-// A long-range law with a short-range part (soft_gas) given without a scheme gets the one measured
-// fastest for its number of particles N (the real-gas example scaled at constant density, whole
-// runs, float; docs/real-gas.md "Choosing the scheme"):
-//   GPU (H100): cell_list far zones below 3,000 particles, all_pairs from 3,000 to 12,000,
-//               cell_list to 4,000,000, the tree with theta = 0.7 beyond;
-//   CPU (2 cores): all_pairs up to 1,000 particles (where the two are even), cell_list beyond.
-// all_pairs when an axis is periodic (neither approximation sees periodic images) or N is not
-// known before the particles are generated (a file). Other laws keep all_pairs. Parallel runs keep
-// the choice but for two cases (simulation.cpp): far zones with an open axis become all_pairs (the
-// ring; far zones need walls on several ranks), the tree in a walled box becomes far zones (the
-// tree's exchange between ranks is not fast yet).
-void choose_schemes(Scenario& sc, const Registry& registry) {
-  const std::size_t n = expected_particles(sc);
-  bool periodic = false;
-  for (int d = 0; d < sc.dim; ++d) periodic = periodic || sc.box.boundary[d] == Boundary::Periodic;
-  const bool gpu = sc.backend == "cuda" ||
-                   (sc.backend == "auto" && cuda::built_with_cuda() && cuda::device_count() > 0);
-  for (auto& ps : sc.potentials) {
-    if (!ps.scheme_auto) continue;
-    RunInfo run;
-    fill_run_info(run, sc);
-    const auto pot = registry.make_potential(ps.type, ps.params, run);
-    const Reach reach = pot->reach();
-    if (std::isfinite(reach.cutoff) || !(reach.short_range > 0) || pot->external()) continue;
-    std::string type = "all_pairs", params;
-    std::string why = std::to_string(n) + " particles on the " + (gpu ? "GPU" : "CPU");
-    if (periodic) {
-      why = "a periodic axis";
-    } else if (n == 0) {
-      why = "the number of particles is not known before they are generated";
-    } else if (!gpu) {
-      if (n > 1000) type = "cell_list";
-    } else if (n >= 4000000) {
-      type = "tree";
-      params = "theta = 0.7";
-    } else if (n < 3000 || n > 12000) {
-      type = "cell_list";
-    }
-    if (!pot->supports(type == "tree"        ? NeighbourhoodKind::Tree
-                       : type == "cell_list" ? NeighbourhoodKind::CellList
-                                             : NeighbourhoodKind::AllPairs))
-      continue;
-    const FactoryInfo* info = registry.find(PluginKind::Scheme, type);
-    if (!info) continue;  // a build without that scheme plugin keeps all_pairs
-    ps.scheme.type = type;
-    ps.scheme.params = parse_params(info->schema, params, type);
-    sc.notes.push_back(ps.type + " (" + ps.where + "): no scheme given, chose \"" + type + "\"" +
-                       (params.empty() ? "" : " (" + params + ")") + " for " + why +
-                       "; set [[potential]] scheme to choose another (docs/real-gas.md)");
-  }
-}
-
 // dE/E0 on the terminal (relative_drift in thermo.csv) measures the integration error only where
 // the energy is conserved. A thermostat, or walls that take energy at every bounce, change it on
 // purpose: say so before the run, so that -0.9 is not read as a broken integrator.
@@ -846,6 +794,7 @@ ParamSet ScenarioReader::read_simulation() {
   sc.progress_interval = std::uint64_t(sim.integer("progress_interval"));
   sc.threads = int(sim.integer("threads"));
   sc.balance_by_speed = sim.string("balance") == "speed";
+  sc.balance_interval = std::uint64_t(sim.integer("balance_interval"));
   sc.rank_weights = sim.reals("rank_weights");
   sc.gpu_memory_limit = sim.real("gpu_memory_limit");
   for (double w : sc.rank_weights)
@@ -1202,7 +1151,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   reader.read_modifiers();
   reader.read_outputs();
   reader.diag.throw_if_any();
-  choose_schemes(sc, registry);
+  choose_schemes(sc, registry, parallel::world() ? parallel::world()->size() : 1);
   energy_notes(sc, registry);
 
   const toml::table out = resolved_table(sc, sim);

@@ -85,8 +85,8 @@ class CpuOps final : public element::ElementOps<CpuLoop, CpuState> {
       return std::make_unique<CpuState<float>>(s.dim(), s.size());
     return std::make_unique<CpuState<double>>(s.dim(), s.size());
   }
-  double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
-                    const StateVector* const* k, double atol, double rtol) override {
+  double rank_error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
+                         const StateVector* const* k, double atol, double rtol) override {
     return visit(s, [&](auto p) {
       using Real = typename decltype(p)::real;
       using State = CpuState<Real>;
@@ -109,10 +109,10 @@ class CpuOps final : public element::ElementOps<CpuLoop, CpuState> {
       return worst;
     });
   }
-  Reductions reduce(const ParticleStore& s) override {
+  Reductions rank_reduce(const ParticleStore& s) override {
     return visit(s, [&](auto p) { return pardyn::reduce(p); });
   }
-  double kinetic_energy(const ParticleStore& s) override {
+  double rank_kinetic_energy(const ParticleStore& s) override {
     return visit(s, [&](auto p) { return pardyn::kinetic(p); });
   }
 };

@@ -12,6 +12,7 @@
 #include "parallel/communicator.hpp"
 #include "parallel/ring.hpp"
 #include "parallel/store_ops.hpp"
+#include "parallel/tree_exchange.hpp"
 
 namespace pardyn {
 
@@ -95,6 +96,77 @@ bool Simulation::balance_ring() {
       hi, lo);
   progress_->message(buf);
   return true;
+}
+
+}  // namespace pardyn
+
+namespace pardyn {
+
+// Every rank's walk time and particles; the imbalance (the slowest rank over the mean) goes to
+// log.txt, and above 5% the Morton curve is re-dealt by the ranks' speeds (particles per second of
+// walking) before the next evaluation. The shares converge over a few re-deals where the cost per
+// particle varies along the curve (a dense core costs more than a halo).
+void Simulation::judge_balance(double work_seconds) {
+  balance_.measured_step = step_;
+  const int K = comm_->size();
+  const double mine[2] = {work_seconds, double(store_->size())};
+  std::vector<double> all(2 * static_cast<std::size_t>(K));
+  comm_->allgather(mine, sizeof mine, all.data());
+  double sum = 0, worst = 0;
+  for (int r = 0; r < K; ++r) {
+    sum += all[2 * std::size_t(r)];
+    worst = std::max(worst, all[2 * std::size_t(r)]);
+  }
+  const double mean = sum / K;
+  if (!(mean > 0)) return;
+  const double imbalance = worst / mean - 1;
+  const bool redeal = imbalance > 0.05 && worst > 1e-4;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "balance: step %llu: walks %.3g s (slowest rank) against %.3g s (mean), %.1f%% "
+                "above%s",
+                (unsigned long long)step_, worst, mean, 100 * imbalance,
+                redeal ? "; the Morton curve re-dealt by speed" : "");
+  progress_->log_only(line);
+  if (!redeal) return;
+  balance_.weights.assign(static_cast<std::size_t>(K), 1.0);
+  for (int r = 0; r < K; ++r)
+    balance_.weights[std::size_t(r)] =
+        all[2 * std::size_t(r) + 1] / std::max(all[2 * std::size_t(r)], 1e-9);
+  balance_.pending = true;
+}
+
+// Each rank's particles go to the rank whose piece of the Morton curve (cut by balance_.weights)
+// holds them, as records (positions, velocities, masses, types, ids, image counts); the forces
+// are computed afresh by the evaluation that follows.
+void Simulation::redeal_morton() {
+  balance_.pending = false;
+  ++balance_.redeals;
+  const int K = comm_->size(), me = comm_->rank();
+  HostParticles hp(run_.dim);
+  store_->download(hp, ParticleStore::kPosition);
+  const std::vector<int> owner =
+      parallel::morton_owners(hp.x, run_.dim, hp.size(), *comm_, balance_.weights);
+  std::vector<parallel::IndexList> to(static_cast<std::size_t>(K));
+  std::vector<std::uint32_t> leaving;
+  for (std::size_t i = 0; i < owner.size(); ++i)
+    if (owner[i] != me) {
+      to[std::size_t(owner[i])].host.push_back(std::uint32_t(i));
+      leaving.push_back(std::uint32_t(i));
+    }
+  std::vector<std::vector<char>> send(static_cast<std::size_t>(K));
+  for (int r = 0; r < K; ++r) {
+    to[std::size_t(r)].changed();
+    if (r != me) parallel::gather_records(*store_, to[std::size_t(r)], send[std::size_t(r)]);
+  }
+  auto got = comm_->alltoallv(std::move(send));
+  parallel::remove_particles(*store_, leaving);
+  const std::size_t rb = parallel::record_bytes(*store_);
+  for (int r = 0; r < K; ++r)
+    if (r != me)
+      parallel::append_records(*store_, got[std::size_t(r)].data(),
+                               got[std::size_t(r)].size() / rb);
+  store_->touch();
 }
 
 }  // namespace pardyn

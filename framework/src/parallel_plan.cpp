@@ -12,6 +12,7 @@
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
 #include "parallel/tree_exchange.hpp"
+#include "run/force_runner.hpp"
 
 namespace pardyn {
 
@@ -26,8 +27,8 @@ void Simulation::plan_parallel(const Scenario& sc) {
       const auto kind = ft.scheme->neighbourhood().kind;
       if (kind == NeighbourhoodKind::Tree) {
         // Locally essential trees: each rank's tree, what the others need of it sent to them.
-        lets_.resize(forces_.size());
-        lets_[k] = std::make_unique<parallel::TreeExchange>(*comm_, sc.dim);
+        tree_on_ranks_.resize(forces_.size(), false);
+        tree_on_ranks_[k] = true;
         morton_ = true;
       }
       if (kind == NeighbourhoodKind::AllPairs) pairs = true;
@@ -77,8 +78,13 @@ void Simulation::plan_parallel(const Scenario& sc) {
     }
     if (pairs) ring_ = std::make_unique<parallel::Ring>(*comm_, backend_.backend);
     // Ownership: the sub-boxes when there are any (the tree exchange works with any split, the
-    // domain decomposition only with its own), else along a Morton curve for the trees.
+    // domain decomposition only with its own), else along a Morton curve for the trees, re-dealt
+    // by measured speed unless the shares are fixed (or the integrator keeps per-particle state,
+    // which cannot follow particles to other ranks).
     if (domain_) morton_ = false;
+    if (morton_ && sc.balance_by_speed && sc.rank_weights.empty() &&
+        !integrator_->particle_state())
+      balance_.interval = sc.balance_interval;
   }
 }
 
@@ -137,19 +143,29 @@ void Simulation::plan_far_ghosts(const Scenario& sc) {
   domain_->widen(width, trigger);
 }
 
-Reach Simulation::reach_of(std::size_t k) const {
-  Reach r = forces_[k].potential->reach();
-  if (far_on_ranks(k)) {
-    r.comm = comm_;
-    r.ghost_reach = far_reach_[k];
+// Each term's runner: where its neighbourhood is built and its forces computed.
+void Simulation::make_runners() {
+  for (std::size_t k = 0; k < forces_.size(); ++k) {
+    ForceTerm& f = forces_[k];
+    Potential& pot = *f.potential;
+    Scheme& scheme = *f.scheme;
+    const auto kind = scheme.neighbourhood().kind;
+    if (pot.external()) f.runner = make_external_runner(pot, scheme);
+    else if (domain_ && kind == NeighbourhoodKind::CellList)
+      f.runner = make_domain_runner(pot, scheme, *domain_, run_.box, comm_,
+                                    k < far_reach_.size() ? far_reach_[k] : 0.0);
+    else if (ring_ && kind == NeighbourhoodKind::AllPairs) f.runner = make_ring_runner(pot, *ring_);
+    else if (k < tree_on_ranks_.size() && tree_on_ranks_[k])
+      f.runner = make_tree_runner(
+          pot, scheme, std::make_unique<parallel::TreeExchange>(*comm_, run_.dim), run_.box);
+    else f.runner = make_local_runner(pot, scheme, run_.box);
   }
-  return r;
 }
 
 std::size_t Simulation::tree_sources_received() const {
   std::size_t n = 0;
-  for (const auto& l : lets_)
-    if (l) n += l->received();
+  for (const auto& f : forces_)
+    if (const auto* x = f.runner ? tree_exchange_of(*f.runner) : nullptr) n += x->received();
   return n;
 }
 

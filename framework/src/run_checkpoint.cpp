@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "checkpoint.hpp"
+#include "run/force_runner.hpp"
 #include "simulation_parts.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/math.hpp"
@@ -358,18 +359,11 @@ void Simulation::restore_states(const checkpoint::Data& ck) {
   // list is kept until particles have moved far enough, exactly as in that run).
   if (domain_ || !exact_ranks) return;
   for (std::size_t k = 0; k < forces_.size() && k < ck.schemes.size(); ++k) {
-    auto& f = forces_[k];
-    if (!ck.schemes[k].vectors.count("built_at") || !f.scheme->reuses_structure()) continue;
+    if (!ck.schemes[k].vectors.count("built_at")) continue;
     StateLoader in(ck.schemes[k], resume_file_, *store_, *backend_.ops, offset,
                    ck.particles.size());
-    auto now = backend_.ops->new_state(*store_);
-    backend_.ops->get_state(*store_, *now);
-    f.built_at = backend_.ops->new_state(*store_);
-    built_at_size_ = store_->size();
-    in.vector("built_at", *f.built_at);
-    backend_.ops->set_state(*store_, *f.built_at);
-    f.scheme->update(*store_, run_.box, f.potential->reach());
-    backend_.ops->set_state(*store_, *now);
+    forces_[k].runner->rebuild_from(*store_, *backend_.ops,
+                                    [&](StateVector& y) { in.vector("built_at", y); });
   }
 }
 
@@ -476,9 +470,9 @@ void Simulation::write_checkpoint(const char* reason) {
     d.schemes.emplace_back();
     checkpoint::PluginState& st = d.schemes.back();
     st.type = "scheme";
-    if (f.built_at && !domain_) {
+    if (StateVector* at = f.runner->built_at(); at && !domain_) {
       StateSaver ss(st, *store_, *backend_.ops, comm_);
-      ss.vector("built_at", *f.built_at);
+      ss.vector("built_at", *at);
     }
   }
   const std::string path = checkpoint::path_for(run_.output_dir, step_);

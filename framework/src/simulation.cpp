@@ -33,6 +33,7 @@
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
 #include "parallel/tree_exchange.hpp"
+#include "run/force_runner.hpp"
 #include "parallel/store_ops.hpp"
 
 namespace fs = std::filesystem;
@@ -99,6 +100,7 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
     plan_parallel(sc);
     make_particles(sc, registry);
     plan_far_ghosts(sc);
+    make_runners();
     make_modifiers_and_outputs(sc, registry);
   });
 
@@ -175,6 +177,9 @@ std::string Simulation::start_backend(const Scenario& sc) {
   if (comm_ && sc.backend != "cpu" && cuda::device_count() > 0)
     cuda::select_device(comm_->local_rank() % cuda::device_count());
   parallel::agree(comm_, [&] { backend_ = make_backend(sc.backend, note); });
+  // The reductions plugins act on (a thermostat's kinetic energy, an adaptive step's error) are
+  // over every rank's particles.
+  backend_.ops->set_comm(comm_);
   if (sc.gpu_memory_limit > 0 && backend_.backend == Backend::Cuda)
     limit_gpu_memory(sc.gpu_memory_limit, note);
 
@@ -202,27 +207,8 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
     ForceTerm ft;
     ft.label = "potential \"" + p.type + "\" (" + p.where + ")";
     ft.potential = registry.make_potential(p.type, p.params, run_);
-    bool walled = true;
-    for (int d = 0; d < run_.dim; ++d) walled = walled && run_.box.boundary[d] == Boundary::Wall;
-    std::string type = p.scheme.type;
-    if (p.scheme_auto && run_.ranks > 1) {
-      // The automatic choice (config.cpp) is one rank's. On several ranks far zones need walls
-      // (else the all-pairs ring), and the tree's exchange between ranks is not fast yet
-      // (docs/parallel.md): a walled box gets far zones instead of the tree.
-      if (type == "cell_list" && !walled) type = "all_pairs";
-      else if (type == "tree" && walled) type = "cell_list";
-    }
-    const FactoryInfo* other =
-        type != p.scheme.type ? registry.find(PluginKind::Scheme, type) : nullptr;
-    if (other) {
-      ft.scheme = registry.make_scheme(type, parse_params(other->schema, "", type), run_);
-      notes_.push_back(p.type + " (" + p.where + "): on " + std::to_string(run_.ranks) +
-                       " ranks scheme \"" + type + "\" instead of the automatic \"" +
-                       p.scheme.type + "\" (docs/parallel.md)");
-      progress_->message("note: " + notes_.back());
-    } else {
-      ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
-    }
+    // The scheme as planned for this number of ranks (run/scheme_choice.cpp, when none was given).
+    ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
     const auto kind = ft.scheme->neighbourhood().kind;
     if (!ft.potential->supports(kind)) {
       const std::string why = ft.potential->unsupported_reason(kind);
@@ -288,31 +274,8 @@ Simulation::~Simulation() {
     ::close(lock_fd_);  // the lock goes with it (and with the process, however it ends)
 }
 
-Reductions Simulation::reduce_all() {
-  Reductions r = backend_.ops->reduce(*store_);
-  if (!comm_) return r;
-  double v[17] = {double(r.n), r.mass, r.kinetic, r.potential, r.virial};
-  for (int d = 0; d < 3; ++d) {
-    v[5 + d] = r.momentum[d];
-    v[8 + d] = r.angular_momentum[d];
-    v[11 + d] = r.mass_moment[d];
-    v[14 + d] = r.image_moment[d];
-  }
-  comm_->sum(v, 17);
-  double m[2] = {r.max_accel, r.finite ? 0.0 : 1.0};
-  comm_->max(m, 2);
-  r.n = std::size_t(std::llround(v[0]));
-  r.mass = v[1], r.kinetic = v[2], r.potential = v[3], r.virial = v[4];
-  for (int d = 0; d < 3; ++d) {
-    r.momentum[d] = v[5 + d];
-    r.angular_momentum[d] = v[8 + d];
-    r.mass_moment[d] = v[11 + d];
-    r.image_moment[d] = v[14 + d];
-  }
-  r.max_accel = m[0];
-  r.finite = m[1] == 0.0;
-  return r;
-}
+// The backend's sums over every rank's particles (BackendOps::reduce; its communicator is the run's).
+Reductions Simulation::reduce_all() { return backend_.ops->reduce(*store_); }
 
 bool Simulation::wants_energy(std::uint64_t step) const {
   if (step == scenario_.steps || step % progress_interval_ == 0) return true;
@@ -322,6 +285,10 @@ bool Simulation::wants_energy(std::uint64_t step) const {
 }
 
 void Simulation::compute_forces() {
+  // A tree's pieces re-dealt between the ranks before the evaluation (never between its passes).
+  if (balance_.pending) redeal_morton();
+  balance_.measure = balance_.interval > 0 && step_ > 0 && step_ % balance_.interval == 0 &&
+                     step_ != balance_.measured_step;
   if (!need_energy_) {
     energy_fresh_ = false;
     evaluate_forces();
@@ -346,8 +313,8 @@ void Simulation::compute_forces() {
   ++force_evals_;
 }
 
-// Long: one force evaluation in order (migration, each term where it runs: work store, ring or
-// own store, the energy split), with the profiler's laps between the parts.
+// One force evaluation: the communication the terms share, then each term through its runner
+// (run/force_runner.hpp), with the energies split per term when there are several.
 void Simulation::evaluate_forces() {
   // PARDYN_PARALLEL_STATS=2: the time of each part, the device synchronised after each (slower).
   static const bool phases = [] {
@@ -363,101 +330,67 @@ void Simulation::evaluate_forces() {
   };
   mark(-1);
   timing_.lap(&timing_.integrate);  // the integrator's work since its last evaluation
-  // Parallel short range: particles that left their sub-box move first, then the ghosts come.
-  if (domain_) {
-    domain_->prepare(*store_);
-    timing_.lap(&timing_.comm);
-  }
+  communicate();
   mark(0);
-  // When the first term is a cell list on the work store, its forces are copied into the store
-  // (owned particles: all of them), which spares zeroing the store first.
-  const bool first_on_work = domain_ && !forces_.empty() && !forces_[0].potential->external() &&
-                             forces_[0].scheme->neighbourhood().kind == NeighbourhoodKind::CellList;
-  if (!first_on_work) backend_.ops->zero_forces(*store_, need_energy_, need_energy_);
+  // A first term that sets the store's forces itself (on the domain's work store) spares zeroing.
+  const bool set_by_first = !forces_.empty() && forces_[0].runner->sets_forces();
+  if (!set_by_first) backend_.ops->zero_forces(*store_, need_energy_, need_energy_);
   ForceRequest req;
   req.energy = need_energy_;
   req.virial = need_energy_;
   req.box = &run_.box;
+  std::size_t k = 0;
+  Evaluation ev{*store_, *backend_.ops, req, false, false, false, false, 0.0, {}};
+  ev.only = forces_.size() == 1;
+  ev.time_ring = time_ring_;
+  ev.lap = [&](Phase p) {
+    switch (p) {
+      case Phase::Neighbour:
+        mark(1);
+        timing_.lap(&timing_.neighbour);
+        break;
+      case Phase::Force:
+        mark(2);
+        timing_.lap(&timing_.force[k]);
+        break;
+      case Phase::Comm:
+        mark(3);
+        timing_.lap(&timing_.comm);
+        break;
+    }
+  };
   // With several potentials, each one's energy is the growth of the total it leaves behind.
   const bool split = need_energy_ && forces_.size() > 1;
   if (need_energy_) term_energy_.assign(forces_.size(), 0.0);
   double before = 0;
-  for (std::size_t k = 0; k < forces_.size(); ++k) {
-    auto& f = forces_[k];
-    const auto kind = f.scheme->neighbourhood().kind;
-    if (f.potential->external()) {
-      // An external potential acts on each particle alone: no neighbourhood to build for it.
-      f.potential->compute(*store_, f.scheme->neighbourhood(), req);
-      timing_.lap(&timing_.force[k]);
-    } else if (domain_ && kind == NeighbourhoodKind::CellList) {
-      // On the work store (owned particles, then ghosts), whose forces on the owned ones are added.
-      // Far zones use the whole box (one grid for all ranks), cut-off laws the sub-box's.
-      ParticleStore& w = domain_->work();
-      const Box& box = far_on_ranks(k) ? run_.box : domain_->work_box();
-      ForceRequest wreq = req;
-      wreq.box = &box;
-      backend_.ops->zero_forces(w, need_energy_, need_energy_);
-      f.scheme->update(w, box, reach_of(k));
-      mark(1);
-      timing_.lap(&timing_.neighbour);
-      f.potential->compute(w, f.scheme->neighbourhood(), wreq);
-      mark(2);
-      timing_.lap(&timing_.force[k]);
-      if (k == 0 && forces_.size() == 1) domain_->take_forces(*store_, need_energy_);
-      else parallel::add_forces(w, *store_, domain_->owned(), need_energy_, k == 0);
-      mark(3);
-      timing_.lap(&timing_.comm);
-    } else if (ring_ && kind == NeighbourhoodKind::AllPairs) {
-      ring_->compute(*f.potential, *store_, req, time_ring_);
-      timing_.lap(&timing_.force[k]);  // the ring's messages included
-    } else if (k < lets_.size() && lets_[k]) {
-      // A tree on several ranks: this rank's particles and what the others' trees sent them.
-      ParticleStore& w = lets_[k]->prepare(*store_, *f.scheme, run_.box, f.potential->reach());
-      timing_.lap(&timing_.comm);
-      backend_.ops->zero_forces(w, need_energy_, need_energy_);
-      f.scheme->update(w, run_.box, f.potential->reach());
-      timing_.lap(&timing_.neighbour);
-      f.potential->compute(w, f.scheme->neighbourhood(), req);
-      timing_.lap(&timing_.force[k]);
-      parallel::add_forces(w, *store_, lets_[k]->owned(), need_energy_, false);
-    } else {
-      f.scheme->update(*store_, run_.box, f.potential->reach());
-      if (f.scheme->reuses_structure() && f.scheme->rebuilt()) {
-        // Where the structure was built: a checkpoint saves it (restore_states rebuilds from it).
-        if (!f.built_at || built_at_size_ != store_->size())
-          f.built_at = backend_.ops->new_state(*store_);
-        built_at_size_ = store_->size();
-        backend_.ops->get_state(*store_, *f.built_at);
-      }
-      mark(1);
-      timing_.lap(&timing_.neighbour);
-      f.potential->compute(*store_, f.scheme->neighbourhood(), req);
-      mark(2);
-      timing_.lap(&timing_.force[k]);
-    }
+  ev.measure = balance_.measure;
+  balance_.measure = false;
+  for (k = 0; k < forces_.size(); ++k) {
+    ev.first = k == 0 && set_by_first;
+    forces_[k].runner->compute(ev);
     if (split) {
-      const double now = backend_.ops->reduce(*store_).potential;
+      // This rank's share: thermo_now() adds the terms' energies over the ranks.
+      const double now = backend_.ops->rank_reduce(*store_).potential;
       term_energy_[k] = now - before;
       before = now;
       timing_.lap(&timing_.output);  // the energies' split is for thermo
     }
+  }
+  if (ev.measure) judge_balance(ev.work_seconds);
+}
+
+void Simulation::communicate() {
+  // Parallel short range: particles that left their sub-box move first, then the ghosts come.
+  if (domain_) {
+    domain_->prepare(*store_);
+    timing_.lap(&timing_.comm);
   }
 }
 
 void Simulation::build_neighbourhoods() {
   apply_boundaries();
   if (domain_) domain_->prepare(*store_);
-  for (std::size_t k = 0; k < forces_.size(); ++k) {
-    auto& f = forces_[k];
-    if (f.potential->external()) continue;
-    const auto kind = f.scheme->neighbourhood().kind;
-    const bool exchanged = k < lets_.size() && lets_[k];  // built at each evaluation anyway
-    if (domain_ && kind == NeighbourhoodKind::CellList)
-      f.scheme->update(domain_->work(), far_on_ranks(k) ? run_.box : domain_->work_box(),
-                       reach_of(k));
-    else if (!(ring_ && kind == NeighbourhoodKind::AllPairs) && !exchanged)
-      f.scheme->update(*store_, run_.box, f.potential->reach());
-  }
+  for (auto& f : forces_) f.runner->build(*store_, *backend_.ops);
 }
 
 void Simulation::check_inside_walls() {

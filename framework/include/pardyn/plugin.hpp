@@ -3,6 +3,7 @@
 // framework factories of objects behind these virtual interfaces.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -94,6 +95,12 @@ class StateVector {
 
 // Element-wise operations on the particle store, implemented once per backend. Integrators and
 // modifiers are written against these so that the same plugin runs on the CPU and the GPU.
+//
+// In a parallel run each rank's store holds only its own particles. The reductions a plugin acts on
+// (reduce, kinetic_energy, error_norm) are therefore taken over every particle of the run, summed
+// (or maximised) over the ranks, so that a thermostat or an adaptive step acts on the run's value
+// and every rank acts alike; they are collective: every rank calls them together, as it does from
+// Integrator::step and Modifier::apply. What a rank holds alone is named as such (rank_*).
 class BackendOps {
  public:
   virtual ~BackendOps() = default;
@@ -105,10 +112,6 @@ class BackendOps {
   // (x, v) = y + sum_i c[i] k[i], for m <= 8 terms.
   virtual void set_combination(ParticleStore& s, const StateVector& y, int m, const double* c,
                                const StateVector* const* k) = 0;
-  // The scaled error of an embedded Runge-Kutta pair: the largest, over particles and components,
-  // of |sum_i e[i] k[i]| / (atol + rtol max(|y|, |(x, v) of the store|)).
-  virtual double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
-                            const StateVector* const* k, double atol, double rtol) = 0;
   // --- element-wise ---
   virtual void kick(ParticleStore& s, double dt) = 0;   // v += a dt
   virtual void drift(ParticleStore& s, double dt) = 0;  // x += v dt
@@ -116,17 +119,83 @@ class BackendOps {
   virtual void zero_forces(ParticleStore& s, bool energy, bool virial) = 0;
   // Maps positions on periodic axes back into the box.
   virtual void wrap_periodic(ParticleStore& s, const Box& box) = 0;
-  virtual Reductions reduce(const ParticleStore& s) = 0;
-  // The kinetic energy alone (sum m v^2 / 2, in double): what a thermostat needs at every step,
-  // without the other sums of reduce().
-  virtual double kinetic_energy(const ParticleStore& s) { return reduce(s).kinetic; }
   // --- thermostats ---
   // Langevin (Ornstein-Uhlenbeck) velocity update: v = c1 v + sqrt((1 - c1^2) T / m) xi, xi a
   // standard normal from a counter-based generator keyed by (seed, step, particle id, axis): the same
   // numbers on every backend and thread count.
   virtual void langevin(ParticleStore& s, double c1, double T, std::uint64_t seed,
                         std::uint64_t step) = 0;
+
+  // --- reductions over every particle of the run (all ranks; collective) ---
+  Reductions reduce(const ParticleStore& s);
+  // The kinetic energy alone (sum m v^2 / 2, in double): what a thermostat needs at every step,
+  // without the other sums of reduce().
+  double kinetic_energy(const ParticleStore& s);
+  // The scaled error of an embedded Runge-Kutta pair: the largest, over particles and components,
+  // of |sum_i e[i] k[i]| / (atol + rtol max(|y|, |(x, v) of the store|)).
+  double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
+                    const StateVector* const* k, double atol, double rtol);
+
+  // --- the same over this rank's particles alone (what each backend implements) ---
+  virtual Reductions rank_reduce(const ParticleStore& s) = 0;
+  virtual double rank_kinetic_energy(const ParticleStore& s) { return rank_reduce(s).kinetic; }
+  virtual double rank_error_norm(const ParticleStore& s, const StateVector& y, int m,
+                                 const double* e, const StateVector* const* k, double atol,
+                                 double rtol) = 0;
+
+  // The ranks the reductions run over, set by the framework (null: this process alone).
+  Comm* comm() const { return comm_; }
+  void set_comm(Comm* comm) { comm_ = comm; }
+
+ private:
+  Comm* comm_ = nullptr;
 };
+
+// Adds a rank's sums to the other ranks' (in place, on every rank; collective). Nothing without a
+// communicator.
+inline void sum_over_ranks(Reductions& r, Comm* comm) {
+  if (!comm) return;
+  double v[17] = {double(r.n), r.mass, r.kinetic, r.potential, r.virial};
+  for (int d = 0; d < 3; ++d) {
+    v[5 + d] = r.momentum[d];
+    v[8 + d] = r.angular_momentum[d];
+    v[11 + d] = r.mass_moment[d];
+    v[14 + d] = r.image_moment[d];
+  }
+  comm->sum(v, 17);
+  double m[2] = {r.max_accel, r.finite ? 0.0 : 1.0};
+  comm->max(m, 2);
+  r.n = std::size_t(std::llround(v[0]));
+  r.mass = v[1], r.kinetic = v[2], r.potential = v[3], r.virial = v[4];
+  for (int d = 0; d < 3; ++d) {
+    r.momentum[d] = v[5 + d];
+    r.angular_momentum[d] = v[8 + d];
+    r.mass_moment[d] = v[11 + d];
+    r.image_moment[d] = v[14 + d];
+  }
+  r.max_accel = m[0];
+  r.finite = m[1] == 0.0;
+}
+
+inline Reductions BackendOps::reduce(const ParticleStore& s) {
+  Reductions r = rank_reduce(s);
+  sum_over_ranks(r, comm_);
+  return r;
+}
+
+inline double BackendOps::kinetic_energy(const ParticleStore& s) {
+  double k = rank_kinetic_energy(s);
+  if (comm_) comm_->sum(&k, 1);
+  return k;
+}
+
+inline double BackendOps::error_norm(const ParticleStore& s, const StateVector& y, int m,
+                                     const double* e, const StateVector* const* k, double atol,
+                                     double rtol) {
+  double worst = rank_error_norm(s, y, m, e, k, atol, rtol);
+  if (comm_) comm_->max(&worst, 1);
+  return worst;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Neighbourhoods: what a spatial scheme builds and a potential's traversal consumes.
@@ -478,7 +547,7 @@ class Registrar {
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 11;
+constexpr std::uint32_t kPluginAbi = 12;
 
 struct PluginDescriptor {
   std::uint32_t abi;

@@ -415,8 +415,8 @@ class CudaOps final : public element::ElementOps<CudaLoop, CudaState> {
     a.n = p.n;
     return a;
   }
-  double error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
-                    const StateVector* const* k, double atol, double rtol) override {
+  double rank_error_norm(const ParticleStore& s, const StateVector& y, int m, const double* e,
+                         const StateVector* const* k, double atol, double rtol) override {
     return visit(s, [&](auto p) {
       using Real = typename decltype(p)::real;
       if (p.n == 0) return 0.0;
@@ -432,7 +432,7 @@ class CudaOps final : public element::ElementOps<CudaLoop, CudaState> {
     });
   }
 
-  Reductions reduce(const ParticleStore& s) override {
+  Reductions rank_reduce(const ParticleStore& s) override {
     return visit(s, [&](auto p) {
       using Real = typename decltype(p)::real;
       constexpr int Dim = decltype(p)::dim;

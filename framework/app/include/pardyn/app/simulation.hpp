@@ -23,8 +23,9 @@ namespace parallel {
 class Communicator;
 class Ring;
 class Domain;
-class TreeExchange;
 }  // namespace parallel
+
+class ForceRunner;
 
 struct RunOptions {
   bool quiet = false;
@@ -198,9 +199,9 @@ class Simulation final : public StepContext {
     std::shared_ptr<Potential> potential;
     std::shared_ptr<Scheme> scheme;
     std::string label;
-    // The positions the scheme last built its structure from (schemes that reuse it): what a
-    // checkpoint saves so that a resumed run rebuilds the same structure.
-    std::unique_ptr<StateVector> built_at;
+    // How the term runs (run/force_runner.hpp: local, external, domain, far zones, ring, tree
+    // exchange), chosen once the run is planned (make_runners).
+    std::shared_ptr<ForceRunner> runner;
   };
   // The constructor's steps, in order (simulation.cpp; parallel_plan.cpp: plan_parallel;
   // particle_setup.cpp: make_particles; output_folder.cpp: prepare_output_folder).
@@ -211,11 +212,8 @@ class Simulation final : public StepContext {
   void make_particles(const Scenario& sc, const Registry& registry);
   // Far zones under the domain decomposition: how far their ghosts reach (the particles known).
   void plan_far_ghosts(const Scenario& sc);
-  // What term k's scheme is updated with: the law's reach, and for far zones on several ranks the
-  // communicator and the ghosts' reach.
-  Reach reach_of(std::size_t k) const;
-  // Whether term k is cell-list far zones under the domain decomposition (the whole box's grid).
-  bool far_on_ranks(std::size_t k) const { return k < far_reach_.size() && far_reach_[k] > 0; }
+  // Each term's runner, from the plan (the last step of planning: the particles are known).
+  void make_runners();
   void make_modifiers_and_outputs(const Scenario& sc, const Registry& registry);
   void prepare_output_folder(const Scenario& sc);  // rank 0
   void generate(const Scenario& sc, const Registry& registry);
@@ -228,12 +226,28 @@ class Simulation final : public StepContext {
   // weights[r] (all-pairs ring; all ranks call it).
   void redistribute(const std::vector<double>& weights);
   bool balance_ring();      // true when the blocks changed
+  // Load balance of tree terms on several ranks (load_balance.cpp): every balance_interval steps
+  // one evaluation measures each rank's walk time; when the slowest rank is more than 5% above
+  // the mean, the Morton curve is re-dealt by the ranks' speeds before the next evaluation.
+  struct Balance {
+    std::uint64_t interval = 0;  // steps between measurements (0: off)
+    std::uint64_t measured_step = ~std::uint64_t(0);
+    bool measure = false;  // this evaluation measures
+    bool pending = false;  // re-deal before the next evaluation
+    std::vector<double> weights;
+    std::uint64_t redeals = 0;
+  } balance_;
+  void judge_balance(double work_seconds);
+  void redeal_morton();
   Reductions reduce_all();  // the backend's sums, over all ranks
   Thermo thermo_now();
   void check_inside_walls();
   // pardyn validate: the state at the start of a run (boundaries applied) and every scheme's
   // structure built over it, which is where a scheme checks what it needs of the law and the box.
   void build_neighbourhoods();
+  // The communication every term of an evaluation shares (the domain decomposition's migration
+  // and ghosts), before the terms run.
+  void communicate();
   void observe(bool final_step);
   bool wants_energy(std::uint64_t step) const;
   void evaluate_forces();      // one evaluation of every term (energies when need_energy_)
@@ -292,7 +306,6 @@ class Simulation final : public StepContext {
   std::string resume_file_;
   bool resume_changed_ = false;
   std::uint64_t first_step_ = 0;
-  std::size_t built_at_size_ = 0;
   int lock_fd_ = -1;                       // <output>/.pardyn.lock, held while the run lives
   std::vector<std::string> output_names_;  // what the outputs write (Observer::files()), normalised
   double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
@@ -339,9 +352,9 @@ class Simulation final : public StepContext {
   parallel::Communicator* comm_ = nullptr;
   std::unique_ptr<parallel::Ring> ring_;
   std::unique_ptr<parallel::Domain> domain_;
-  // Per force term: the tree exchange of a tree term in a parallel run (locally essential trees),
-  // else null; `morton_` deals the particles along a Morton curve (a tree term without a domain).
-  std::vector<std::unique_ptr<parallel::TreeExchange>> lets_;
+  // Per force term: whether it is a tree exchanged between the ranks (locally essential trees);
+  // `morton_` deals the particles along a Morton curve (a tree term without a domain).
+  std::vector<bool> tree_on_ranks_;
   bool morton_ = false;
   // Per force term: the ghosts' reach of cell-list far zones under the domain decomposition (they
   // use the whole box and sum the coarse pyramid levels over the ranks), else 0.
