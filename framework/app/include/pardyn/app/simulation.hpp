@@ -130,6 +130,7 @@ class Simulation final : public StepContext {
   void particles_changed(bool forces = true) {
     if (forces) particles_changed_ = true;
     energy_fresh_ = false;
+    last_thermo_.step = ~std::uint64_t(0);  // this step's observation is not the state's now
   }
   // The global quantities of the current state, with energies (computed now if the last step did not).
   Thermo thermo();
