@@ -102,6 +102,11 @@ void Simulation::lock_output_folder() {
     const ssize_t got = ::pread(fd, buf, sizeof buf - 1, 0);
     ::close(fd);
     const std::string pid = got > 0 ? std::string(buf, std::size_t(got)) : "?";
+    if (pid == std::to_string(::getpid()))  // a program that makes several runs (Python)
+      throw Error("the output folder " + run_.output_dir +
+                  " is in use by another run of this process (pid " + pid +
+                  "); two runs in one folder would mix their files: end that run first (in "
+                  "Python: its close(), or a with block), or choose another output folder");
     throw Error("the output folder " + run_.output_dir + " is in use by another pardyn run (pid " +
                 pid +
                 "); two runs in one folder would mix their files: wait for it to end, or "

@@ -402,22 +402,18 @@ Resume prepare_resume(const std::string& where, const std::string& file,
   return r;
 }
 
-// Long: a collective in one piece: every rank gathers the same things in the same order.
-void Simulation::write_checkpoint(const char* reason) {
-  struct AddTime {
-    double& to;
-    std::chrono::steady_clock::time_point from = std::chrono::steady_clock::now();
-    ~AddTime() {
-      to += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-    }
-  } add_time{timing_.checkpoint};
-  // Everything observed so far is on disk before the checkpoint that a resumed run trusts.
-  for (auto& o : observers_) o->sync();
-  const Reductions r = reduce_all();
-  if (!r.finite)
-    throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
-                " (it was finite at step " + std::to_string(last_finite_step_) +
-                "); no checkpoint is written of it" + non_finite_hint());
+void Simulation::carry_state(const Modifier& from, Modifier& to) {
+  checkpoint::PluginState st;
+  st.type = "the modifier";
+  StateSaver out(st, *store_, *backend_.ops, comm_);
+  from.save(out);
+  StateLoader in(st, "(the state carried to the modifier's new parameters)", *store_, *backend_.ops,
+                 0, store_->size());
+  to.load(in, *this);
+}
+
+// A collective: every rank gathers the same things in the same order.
+checkpoint::Data Simulation::capture_state(const char* reason) {
   checkpoint::Data d;
   d.pardyn_version = PARDYN_VERSION_STRING;
   d.build_id = Registry::build_id();
@@ -460,6 +456,9 @@ void Simulation::write_checkpoint(const char* reason) {
   d.integrator.type = scenario_.integrator.type;
   StateSaver si(d.integrator, *store_, *backend_.ops, comm_);
   integrator_->save(si);
+  // The fixed-step clock (set_clock) goes with the integrator's state.
+  d.integrator.integers[kClockStep] = std::int64_t(clock_step_);
+  d.integrator.reals[kClockTime] = clock_time_;
   for (std::size_t k = 0; k < modifiers_.size(); ++k) {
     d.modifiers.emplace_back();
     d.modifiers.back().type = scenario_.modifiers[k].type;
@@ -475,6 +474,25 @@ void Simulation::write_checkpoint(const char* reason) {
       ss.vector("built_at", *at);
     }
   }
+  return d;
+}
+
+void Simulation::write_checkpoint(const char* reason) {
+  struct AddTime {
+    double& to;
+    std::chrono::steady_clock::time_point from = std::chrono::steady_clock::now();
+    ~AddTime() {
+      to += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+    }
+  } add_time{timing_.checkpoint};
+  // Everything observed so far is on disk before the checkpoint that a resumed run trusts.
+  for (auto& o : observers_) o->sync();
+  const Reductions r = reduce_all();
+  if (!r.finite)
+    throw Error("the state has non-finite values (NaN or Inf) at step " + std::to_string(step_) +
+                " (it was finite at step " + std::to_string(last_finite_step_) +
+                "); no checkpoint is written of it" + non_finite_hint());
+  const checkpoint::Data d = capture_state(reason);
   const std::string path = checkpoint::path_for(run_.output_dir, step_);
   parallel::agree(comm_, [&] {
     if (run_.rank != 0) return;

@@ -40,8 +40,6 @@ namespace fs = std::filesystem;
 
 namespace pardyn {
 
-namespace {
-
 // A finite cut-off longer than half a periodic side: the minimum image counts every pair once, at
 // its nearest image, so the law would be cut at half the side along that axis instead of at its
 // cut-off (and particles would miss neighbours they should see twice).
@@ -65,8 +63,6 @@ void check_cutoff_in_box(const Potential& pot, const std::string& label, const B
                 "the cut-off");
   }
 }
-
-}  // namespace
 
 Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOptions& opt)
     : scenario_(sc), quiet_(opt.quiet) {
@@ -566,26 +562,6 @@ std::vector<std::pair<std::string, double>> thermo_columns(const Thermo& t, cons
   return c;
 }
 
-template <typename F>
-void Simulation::guarded(F&& f) {
-  try {
-    f();
-  } catch (...) {
-    failed_ = true;
-    ended_ = true;
-    progress_->finish(steps_done_);
-    try {
-      throw;
-    } catch (const std::exception& e) {
-      progress_->log_only(std::string("error: ") + e.what());
-    } catch (...) {}
-    try {
-      for (auto& o : observers_) o->end();
-    } catch (...) {}
-    throw;
-  }
-}
-
 void Simulation::run() {
   begin_run();
   advance(scenario_.steps, true);
@@ -641,6 +617,7 @@ void Simulation::begin_run() {
       const checkpoint::Data& ck = *resume_;
       step_ = ck.step;
       time_ = ck.time;
+      set_clock(ck);
       last_dt_ = ck.last_dt;
       force_evals_ = ck.force_evaluations;
       last_finite_step_ = ck.last_finite_step;
@@ -723,7 +700,8 @@ std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
       last_dt_ = integrator_->last_dt();
       // A fixed step's time is step x dt, exactly as a user writes it (a running sum drifts:
       // 1.9999999999999793 after 1000 steps of 0.002); adaptive or controlled steps add up.
-      if (!control && !integrator_->adaptive()) time_ = double(s) * dt_max;
+      if (!control && !integrator_->adaptive())
+        time_ = clock_time_ + double(s - clock_step_) * dt_max;
       else time_ += last_dt_;
       steps_done_ = s;
       const bool finished = end_time > 0 && time_ >= end_time * (1 - 1e-12);

@@ -131,6 +131,7 @@ class Simulation final : public StepContext {
   void particles_changed(bool forces = true) {
     if (forces) particles_changed_ = true;
     energy_fresh_ = false;
+    last_thermo_.step = ~std::uint64_t(0);  // this step's observation is not the state's now
   }
   // The global quantities of the current state, with energies (computed now if the last step did not).
   Thermo thermo();
@@ -158,6 +159,22 @@ class Simulation final : public StepContext {
   void log_line(const std::string& line) { progress_->log_only(line); }
   // The step a resumed run started from (0 for a fresh run).
   std::uint64_t first_step() const { return first_step_; }
+
+  // --- The run changed from outside while it lives (the Python module, docs/python.md; serial
+  // runs). live_run.cpp.
+  // The whole state in memory, what a checkpoint holds: particles with their forces, step, time,
+  // the integrator's and modifiers' states, where Verlet lists were built, and the scenario
+  // (with the parameters in effect). Begins the run if it has not begun.
+  std::shared_ptr<const checkpoint::Data> snapshot();
+  // Puts such a state back (of this run, or of another with the same particles, box and plugins)
+  // with the parameters it was taken with (reconfigure): the run then continues exactly as the run
+  // that took it did. `registry` reads the state's scenario.
+  void restore(const checkpoint::Data& state, Registry& registry);
+  // Other parameters from now on: `next` is this run's scenario (load_scenario) with other values
+  // of [[potential]] or [[modifier]] parameters or of integrator.dt; anything else that differs
+  // is refused. The changed laws and modifiers are made anew by their factories (the checks of
+  // a run's start); a modifier keeps its state (save, load). Nothing changes on an error.
+  void reconfigure(const Scenario& next, const Registry& registry);
 
   // Computes the forces (and energies) now and returns the global quantities: for tests.
   Thermo measure();
@@ -260,6 +277,15 @@ class Simulation final : public StepContext {
   void restore_states(const checkpoint::Data& ck);
   std::size_t rank_offset(const checkpoint::Data& ck) const;  // this rank's first particle in it
   std::string non_finite_hint() const;
+  // The whole state as a checkpoint holds it (collective in a parallel run).
+  checkpoint::Data capture_state(const char* reason);
+  // A modifier's state (save) given to another object of its kind (load), in memory.
+  void carry_state(const Modifier& from, Modifier& to);
+  // Fixed-step time is clock_time_ + (step - clock_step_) x dt: from step 0 unless dt changed
+  // during the run (reconfigure). A saved state (restore, resume) brings its clock (kept with
+  // the integrator's state), unless the dt now is another one: the time then goes on from the
+  // state's.
+  void set_clock(const checkpoint::Data& state);
   // The error for a non-finite state: what happened (two particles at one place, the first particle
   // with a non-finite value) and what to do.
   std::string non_finite_message();
@@ -308,7 +334,9 @@ class Simulation final : public StepContext {
   std::uint64_t first_step_ = 0;
   int lock_fd_ = -1;                       // <output>/.pardyn.lock, held while the run lives
   std::vector<std::string> output_names_;  // what the outputs write (Observer::files()), normalised
-  double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_)
+  double dt_max_ = 0;  // the scenario's dt (fixed-step times are step x dt_max_, see set_clock)
+  std::uint64_t clock_step_ = 0;
+  double clock_time_ = 0;
   // Where the loop's time goes (docs/performance.md): seconds per phase, summed over the steps
   // whose phases are timed (sample), and over every observation and checkpoint.
   struct Timing {
