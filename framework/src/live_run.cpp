@@ -201,6 +201,7 @@ void Simulation::reconfigure(const Scenario& next, const Registry& registry) {
     if (mods[k]) modifiers_[k] = std::move(mods[k]);
   }
   if (new_law) {
+    make_runners();  // the runners hold the laws they compute
     // Another energy function: the drift reference starts afresh at the next observation, and
     // the forces (with the neighbourhoods, whose reach may have changed) are computed anew.
     have_e0_ = false;

@@ -82,8 +82,7 @@ void Simulation::plan_parallel(const Scenario& sc) {
     // by measured speed unless the shares are fixed (or the integrator keeps per-particle state,
     // which cannot follow particles to other ranks).
     if (domain_) morton_ = false;
-    if (morton_ && sc.balance_by_speed && sc.rank_weights.empty() &&
-        !integrator_->particle_state())
+    if (morton_ && sc.balance_by_speed && sc.rank_weights.empty() && !integrator_->particle_state())
       balance_.interval = sc.balance_interval;
   }
 }

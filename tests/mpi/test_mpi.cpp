@@ -535,10 +535,11 @@ void thermo_matches_one_rank(const std::string& label, const std::string& toml, 
   const ThermoDiff d = compare_thermo(read_thermo_csv(dir + "/parallel/thermo.csv"),
                                       read_thermo_csv(dir + "/serial/thermo.csv"));
   EXPECT_LE(d.worst, tol) << label << ": thermo.csv differs from one rank's most in " << d.where;
-  std::printf("[ measured ] %s on %d ranks: thermo.csv %zu of %zu rows identical to 1 rank's, "
-              "largest difference %.2e (%s)\n",
-              label.c_str(), ranks(), d.identical_rows, d.rows, d.worst,
-              d.where.empty() ? "none" : d.where.c_str());
+  std::printf(
+      "[ measured ] %s on %d ranks: thermo.csv %zu of %zu rows identical to 1 rank's, "
+      "largest difference %.2e (%s)\n",
+      label.c_str(), ranks(), d.identical_rows, d.rows, d.worst,
+      d.where.empty() ? "none" : d.where.c_str());
   std::fflush(stdout);
 }
 
@@ -552,15 +553,17 @@ const char* const kVelocityRescale =
 TEST_F(Rank, EveryIntegratorWithAThermostatOnTheRingMatchesOneRanksThermo) {
   for (const char* integ : {"leapfrog", "yoshida4", "symplectic_euler", "euler", "rk4", "ab5"})
     thermo_matches_one_rank(
-        integ, lj_2d("\"all_pairs\"", std::string("type = \"") + integ + "\"\ndt = 0.005",
-                     kVelocityRescale),
+        integ,
+        lj_2d("\"all_pairs\"", std::string("type = \"") + integ + "\"\ndt = 0.005",
+              kVelocityRescale),
         1e-13);
   // dopri5's step comes from its error estimate, a difference of two solutions that agree to
   // rtol = 1e-6: the force sums' rounding (1e-16) reaches the estimate as 1e-10 and its step,
   // which goes as the estimate to the power -1/5, as 2e-11.
   thermo_matches_one_rank(
-      "dopri5", lj_2d("\"all_pairs\"", "type = \"dopri5\"\ndt = 0.005\nrtol = 1e-6\natol = 1e-8",
-                      kVelocityRescale),
+      "dopri5",
+      lj_2d("\"all_pairs\"", "type = \"dopri5\"\ndt = 0.005\nrtol = 1e-6\natol = 1e-8",
+            kVelocityRescale),
       1e-10);
 }
 
@@ -581,10 +584,10 @@ TEST_F(Rank, EveryModifierAndTheStepControlMatchOneRanksThermo) {
       {"dt_control", kVelocityRescale}};
   for (const auto& [name, block] : modifiers)
     for (const bool ring : {true, false}) {
-      const std::string integ = std::string("type = \"leapfrog\"\ndt = 0.005") +
-                                (std::string(name) == "dt_control"
-                                     ? "\ndt_control = \"acceleration\"\ndt_eta = 0.05"
-                                     : "");
+      const std::string integ =
+          std::string("type = \"leapfrog\"\ndt = 0.005") +
+          (std::string(name) == "dt_control" ? "\ndt_control = \"acceleration\"\ndt_eta = 0.05"
+                                             : "");
       thermo_matches_one_rank(
           std::string(name) + (ring ? "-ring" : "-domain"),
           lj_2d(ring ? "\"all_pairs\"" : "{ type = \"cell_list\", skin = 0.3 }", integ, block),

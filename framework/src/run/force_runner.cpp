@@ -90,8 +90,8 @@ class ExternalRunner final : public ForceRunner {
 // store's). The work store is filled by Domain::prepare once per evaluation, before the terms.
 class DomainRunner final : public ForceRunner {
  public:
-  DomainRunner(Potential& pot, Scheme& scheme, parallel::Domain& domain, const Box& box,
-               Comm* comm, double ghost_reach)
+  DomainRunner(Potential& pot, Scheme& scheme, parallel::Domain& domain, const Box& box, Comm* comm,
+               double ghost_reach)
       : pot_(pot), scheme_(scheme), domain_(domain), box_(box), far_(ghost_reach > 0) {
     reach_ = pot.reach();
     if (far_) {

@@ -69,7 +69,8 @@ class ForceRunner {
   // last built from, which a checkpoint saves (null: none).
   virtual StateVector* built_at() { return nullptr; }
   // A checkpoint's positions to rebuild the structure from (restore_states).
-  virtual void rebuild_from(ParticleStore&, BackendOps&, const std::function<void(StateVector&)>&) {}
+  virtual void rebuild_from(ParticleStore&, BackendOps&, const std::function<void(StateVector&)>&) {
+  }
 };
 
 // The term (law `pot`, scheme `scheme`) on the rank's own particles.

@@ -133,15 +133,14 @@ void choose_schemes(Scenario& sc, const Registry& registry, int ranks) {
     std::string note = ps.type + " (" + ps.where + "): no scheme given, chose \"" + type + "\"" +
                        (params.empty() ? "" : " (" + params + ")") + " for " + c.why;
     if (type != c.type)
-      note += " on " + std::to_string(ranks) + " ranks (\"" + c.type + "\" on one rank; " +
-              (c.type == "tree" ? "in a walled box far zones exchange less between ranks"
-               : std::isfinite(reach.cutoff)
-                   ? "the domain decomposition needs a bounded axis to cut"
-                   : "far zones on several ranks need walls on every axis") +
-              ", docs/parallel.md)";
+      note +=
+          " on " + std::to_string(ranks) + " ranks (\"" + c.type + "\" on one rank; " +
+          (c.type == "tree"              ? "in a walled box far zones exchange less between ranks"
+           : std::isfinite(reach.cutoff) ? "the domain decomposition needs a bounded axis to cut"
+                                         : "far zones on several ranks need walls on every axis") +
+          ", docs/parallel.md)";
     sc.notes.push_back(note + "; set [[potential]] scheme to choose another (" +
-                       (std::isfinite(reach.cutoff) ? "docs/config.md" : "docs/real-gas.md") +
-                       ")");
+                       (std::isfinite(reach.cutoff) ? "docs/config.md" : "docs/real-gas.md") + ")");
   }
 }
 

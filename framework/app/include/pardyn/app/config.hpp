@@ -63,10 +63,10 @@ struct Scenario {
   std::string output;                   // output folder
   std::uint64_t progress_interval = 0;  // terminal thermo line every this many steps (0 = auto)
   int threads = 0;
-  double gpu_memory_limit = 0;       // GiB per rank's GPU (0: no limit)
-  bool balance_by_speed = true;      // parallel all-pairs ring: blocks sized by measured speed
+  double gpu_memory_limit = 0;          // GiB per rank's GPU (0: no limit)
+  bool balance_by_speed = true;         // parallel all-pairs ring: blocks sized by measured speed
   std::uint64_t balance_interval = 50;  // parallel tree terms: steps between balance checks
-  std::vector<double> rank_weights;  // parallel: explicit relative shares per rank
+  std::vector<double> rank_weights;     // parallel: explicit relative shares per rank
   Box box;
   std::vector<ParticleBlock> particles;
   std::vector<PotentialSpec> potentials;

@@ -242,7 +242,7 @@ class Simulation final : public StepContext {
   // Moves particles between ranks so that rank r holds a contiguous share proportional to
   // weights[r] (all-pairs ring; all ranks call it).
   void redistribute(const std::vector<double>& weights);
-  bool balance_ring();      // true when the blocks changed
+  bool balance_ring();  // true when the blocks changed
   // Load balance of tree terms on several ranks (load_balance.cpp): every balance_interval steps
   // one evaluation measures each rank's walk time; when the slowest rank is more than 5% above
   // the mean, the Morton curve is re-dealt by the ranks' speeds before the next evaluation.
