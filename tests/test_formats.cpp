@@ -678,13 +678,14 @@ TEST(LammpsDataGenerator, SkipsTopologyAndTakesTheMassKey) {
   EXPECT_EQ(p.v[0], (std::vector<double>{0, 0, 0}));
 }
 
-// The writers refuse what they cannot write, with the key to change.
-TEST(XyzObserver, SpeciesMustNameEveryType) {
-  const std::string dir = test::scratch_dir("xyz-species");
+// The writers refuse what they cannot write, with the key to change: the message of a 2D run of
+// `particles` (a [[particles]] block or several) and `output` in a 4 x 4 box.
+std::string run_error(const std::string& name, const std::string& particles,
+                      const std::string& output) {
+  const std::string dir = test::scratch_dir(name);
   std::ofstream(dir + "/s.toml")
       << "[simulation]\ndimension = 2\nsteps = 0\n[box]\nlo = [0.0, 0.0]\nhi = [4.0, 4.0]\n"
-         "[[particles]]\ngenerator = \"uniform\"\ncount = 3\ntype = 2\n"
-         "[[output]]\ntype = \"xyz\"\nspecies = [\"Ar\"]\n";
+      << particles << output;
   Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
   RunOptions opt;
   opt.quiet = true;
@@ -692,12 +693,18 @@ TEST(XyzObserver, SpeciesMustNameEveryType) {
   Simulation sim(sc, test::registry(), opt);
   try {
     sim.run();
-    FAIL() << "a type without a species name was written";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("has type 2, which species = [...] does not name"),
-              std::string::npos)
-        << e.what();
+    return e.what();
   }
+  return "";
+}
+
+TEST(XyzObserver, SpeciesMustNameEveryType) {
+  const std::string msg =
+      run_error("xyz-species", "[[particles]]\ngenerator = \"uniform\"\ncount = 3\ntype = 2\n",
+                "[[output]]\ntype = \"xyz\"\nspecies = [\"Ar\"]\n");
+  EXPECT_NE(msg.find("has type 2, which species = [...] does not name"), std::string::npos)
+      << "a type without a species name was written: " << msg;
   // Names that readers would take for type numbers, or that are not one word, are refused.
   for (const char* bad : {"[\"1\"]", "[\"Ar Kr\"]", "[\"\"]"}) {
     try {
@@ -847,25 +854,13 @@ TEST(LammpsDumpGenerator, ErrorsGiveFileAndLine) {
 // The lammps_data observer refuses what atom style atomic cannot hold.
 
 TEST(LammpsDataObserver, OneMassPerType) {
-  const std::string dir = test::scratch_dir("data-writer-masses");
-  std::ofstream(dir + "/s.toml")
-      << "[simulation]\ndimension = 2\nsteps = 0\n[box]\nlo = [0.0, 0.0]\nhi = [4.0, 4.0]\n"
-         "[[particles]]\ngenerator = \"uniform\"\ncount = 3\nmass = 1.0\n"
-         "[[particles]]\ngenerator = \"uniform\"\ncount = 2\nmass = 2.0\n"
-         "[[output]]\ntype = \"lammps_data\"\n";
-  Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
-  RunOptions opt;
-  opt.quiet = true;
-  opt.output = dir + "/out";
-  Simulation sim(sc, test::registry(), opt);
-  try {
-    sim.run();
-    FAIL() << "particles of one type with two masses were written";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("are both of type 0 but their masses differ (1 and 2)"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string msg =
+      run_error("data-writer-masses",
+                "[[particles]]\ngenerator = \"uniform\"\ncount = 3\nmass = 1.0\n"
+                "[[particles]]\ngenerator = \"uniform\"\ncount = 2\nmass = 2.0\n",
+                "[[output]]\ntype = \"lammps_data\"\n");
+  EXPECT_NE(msg.find("are both of type 0 but their masses differ (1 and 2)"), std::string::npos)
+      << "particles of one type with two masses were written: " << msg;
 }
 
 // -------------------------------------------------------------------------------------------------
