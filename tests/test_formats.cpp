@@ -1,8 +1,9 @@
-// File formats other programs use: the xyz and lammps_data generators (extended XYZ, LAMMPS data
-// files) and the xyz and lammps_dump observers (extended XYZ trajectories, LAMMPS custom dumps).
-// Round trips compare bit for bit with what the run held at each observation; bad input must give
-// `path:line: what is wrong`. LAMMPS itself (write_data, read_dump) is exercised by
-// tests/cli/formats.sh.
+// File formats other programs use: the xyz, lammps_data and lammps_dump generators (extended
+// XYZ, LAMMPS data files, LAMMPS dumps), the xyz, lammps_dump and lammps_data observers (extended
+// XYZ trajectories, LAMMPS custom dumps, LAMMPS data files), and [box] from = "file". Round trips
+// compare bit for bit with what the run held at each observation; bad input must give
+// `path:line: what is wrong`. LAMMPS itself (write_data, read_data, read_dump, dumps) is
+// exercised by tests/cli/formats_lammps.sh, ASE by tests/cli/formats_ase.sh.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -208,7 +209,8 @@ Run run_scenario(int dim, bool names, const std::string& backend) {
          "[[output]]\ntype = \"probe\"\ninterval = 50\n"
          "[[output]]\ntype = \"xyz\"\ninterval = 50\n"
       << (names ? "species = [\"Ar\", \"Kr\"]\n" : "")
-      << "[[output]]\ntype = \"lammps_dump\"\ninterval = 50\n";
+      << "[[output]]\ntype = \"lammps_dump\"\ninterval = 50\n"
+         "[[output]]\ntype = \"lammps_data\"\ninterval = 50\n";
   Scenario sc = load_scenario(run.dir + "/s.toml", {}, test::probe_registry());
   RunOptions opt;
   opt.quiet = true;
@@ -299,8 +301,8 @@ void round_trip(int dim, bool names, const std::string& backend = "cpu") {
       if (line.find("Lattice=") != std::string::npos) comment = line;
     const std::string lattice = dim == 3 ? "Lattice=\"5 0 0 0 5 0 0 0 6\" Origin=\"0 -1 0\""
                                          : "Lattice=\"5 0 0 0 4.25 0 0 0 1\" Origin=\"-2 0 -0.5\"";
-    EXPECT_EQ(comment.rfind(lattice + " Properties=species:S:1:pos:R:3:velo:R:3:mass:R:1:id:I:1 "
-                                      "Time=2 Step=200 pbc=\"",
+    EXPECT_EQ(comment.rfind(lattice + " Properties=species:S:1:pos:R:3:velo:R:3:mass:R:1:id:I:1:"
+                                      "masses:R:1:momenta:R:3 Time=2 Step=200 pbc=\"",
                             0),
               0u)
         << comment;
@@ -346,6 +348,35 @@ void round_trip(int dim, bool names, const std::string& backend = "cpu") {
       ASSERT_EQ(number(r[11]), s.p.mass[i]);
     }
   }
+
+  // The xyz rows: ASE's masses and momenta (m v) after OVITO's velo and mass.
+  {
+    std::ifstream in(out + "/trajectory.xyz");
+    std::string line;
+    for (int k = 0; k < 3; ++k) std::getline(in, line);  // the first atom line
+    const auto w = split(line);
+    ASSERT_EQ(w.size(), 13u) << line;
+    const HostParticles& p = run.seen[0].p;
+    EXPECT_EQ(number(w[7]), p.mass[0]) << line;
+    EXPECT_EQ(number(w[9]), p.mass[0]) << line;
+    for (int d = 0; d < 3; ++d)
+      EXPECT_EQ(number(w[std::size_t(10 + d)]), d < dim ? p.mass[0] * p.v[d][0] : 0.0) << line;
+  }
+
+  // lammps_dump generator: every frame of the dump read back, by index and by step, with the
+  // image counts.
+  for (std::size_t k = 0; k < run.seen.size(); ++k)
+    expect_same(generate("lammps_dump", "path = \"dump.lammpstrj\"\nframe = " + std::to_string(k),
+                         dim, box, out),
+                run.seen[k].p, true, "lammps_dump frame " + std::to_string(k));
+  expect_same(generate("lammps_dump", "path = \"dump.lammpstrj\"", dim, box, out), last, true,
+              "lammps_dump, the last frame by default");
+  expect_same(generate("lammps_dump", "path = \"dump.lammpstrj\"\nstep = 50", dim, box, out),
+              run.seen[1].p, true, "lammps_dump step 50");
+
+  // lammps_data observer: the last step's state, read back by the lammps_data generator.
+  expect_same(generate("lammps_data", "path = \"state.data\"", dim, box, out), last, true,
+              "lammps_data observer");
 
   // lammps_data: data files made from the last dump frame, read back with their image flags.
   const std::string dir = run.dir;
@@ -449,6 +480,23 @@ void expect_errors(const std::string& generator, const char* file, const BadCase
     EXPECT_NE(msg.find(c.what), std::string::npos) << "case " << k << ":\n"
                                                    << c.text << "\n=> " << msg;
   }
+}
+
+// The same, with the files' texts apart from what each must give.
+struct Expected {
+  int dim;
+  const char* keys;
+  const char* where;
+  const char* what;
+};
+template <std::size_t N>
+void expect_errors(const std::string& generator, const char* file, const std::string (&texts)[N],
+                   const Expected (&expect)[N], const Box& box3, const Box& box2) {
+  std::vector<BadCase> cases;
+  for (std::size_t k = 0; k < N; ++k)
+    cases.push_back(
+        {texts[k].c_str(), expect[k].dim, expect[k].keys, expect[k].where, expect[k].what});
+  expect_errors(generator, file, cases.data(), cases.size(), box3, box2);
 }
 
 TEST(XyzGenerator, ErrorsGiveFileAndLine) {
@@ -575,12 +623,7 @@ TEST(LammpsDataGenerator, ErrorsGiveFileAndLine) {
       // 21 full style with a non-number charge
       head + "Atoms # full\n\n1 1 1 q 0 0 0\n2 1 1 0 1 1 1\n",
   };
-  const struct {
-    int dim;
-    const char* keys;
-    const char* where;
-    const char* what;
-  } expect[] = {
+  const Expected expect[] = {
       {3, "", "bad.data:11:", "ends after 1 of the 2 lines of Atoms"},
       {3, "", "bad.data:13:", "has more than the 2 lines"},
       {3, "", "bad.data:13:", "ends after 1 of its 2 lines"},
@@ -604,12 +647,7 @@ TEST(LammpsDataGenerator, ErrorsGiveFileAndLine) {
       {3, "", "bad.data:16:", "ends after 1 of the 2 lines of Velocities"},
       {3, "", "bad.data:11:", "charge q 'q' is not a number"},
   };
-  static_assert(sizeof expect / sizeof expect[0] == sizeof cases_text / sizeof cases_text[0]);
-  std::vector<BadCase> cases;
-  for (std::size_t k = 0; k < sizeof expect / sizeof expect[0]; ++k)
-    cases.push_back(
-        {cases_text[k].c_str(), expect[k].dim, expect[k].keys, expect[k].where, expect[k].what});
-  expect_errors("lammps_data", "bad.data", cases.data(), cases.size(), box3, box2);
+  expect_errors("lammps_data", "bad.data", cases_text, expect, box3, box2);
 }
 
 TEST(LammpsDataGenerator, SkipsTopologyAndTakesTheMassKey) {
@@ -640,13 +678,14 @@ TEST(LammpsDataGenerator, SkipsTopologyAndTakesTheMassKey) {
   EXPECT_EQ(p.v[0], (std::vector<double>{0, 0, 0}));
 }
 
-// The writers refuse what they cannot write, with the key to change.
-TEST(XyzObserver, SpeciesMustNameEveryType) {
-  const std::string dir = test::scratch_dir("xyz-species");
+// The writers refuse what they cannot write, with the key to change: the message of a 2D run of
+// `particles` (a [[particles]] block or several) and `output` in a 4 x 4 box.
+std::string run_error(const std::string& name, const std::string& particles,
+                      const std::string& output) {
+  const std::string dir = test::scratch_dir(name);
   std::ofstream(dir + "/s.toml")
       << "[simulation]\ndimension = 2\nsteps = 0\n[box]\nlo = [0.0, 0.0]\nhi = [4.0, 4.0]\n"
-         "[[particles]]\ngenerator = \"uniform\"\ncount = 3\ntype = 2\n"
-         "[[output]]\ntype = \"xyz\"\nspecies = [\"Ar\"]\n";
+      << particles << output;
   Scenario sc = load_scenario(dir + "/s.toml", {}, test::registry());
   RunOptions opt;
   opt.quiet = true;
@@ -654,12 +693,18 @@ TEST(XyzObserver, SpeciesMustNameEveryType) {
   Simulation sim(sc, test::registry(), opt);
   try {
     sim.run();
-    FAIL() << "a type without a species name was written";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("has type 2, which species = [...] does not name"),
-              std::string::npos)
-        << e.what();
+    return e.what();
   }
+  return "";
+}
+
+TEST(XyzObserver, SpeciesMustNameEveryType) {
+  const std::string msg =
+      run_error("xyz-species", "[[particles]]\ngenerator = \"uniform\"\ncount = 3\ntype = 2\n",
+                "[[output]]\ntype = \"xyz\"\nspecies = [\"Ar\"]\n");
+  EXPECT_NE(msg.find("has type 2, which species = [...] does not name"), std::string::npos)
+      << "a type without a species name was written: " << msg;
   // Names that readers would take for type numbers, or that are not one word, are refused.
   for (const char* bad : {"[\"1\"]", "[\"Ar Kr\"]", "[\"\"]"}) {
     try {
@@ -670,6 +715,244 @@ TEST(XyzObserver, SpeciesMustNameEveryType) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("species name"), std::string::npos) << e.what();
     }
+  }
+}
+
+TEST(XyzGenerator, OvitoNamesWinOverAseNames) {
+  // pardyn writes velo and mass (OVITO) and momenta and masses (ASE); velo and mass are read
+  // (exact), the others skipped. Here they disagree, to show which is taken.
+  const std::string dir = test::scratch_dir("xyz-both-names");
+  write_file(dir, "a.xyz",
+             "1\nProperties=species:S:1:pos:R:3:momenta:R:3:masses:R:1:velo:R:3:mass:R:1\n"
+             "Ar 1 2 3  8 8 8  4  0.5 0.25 -1  2\n");
+  const Box box =
+      make_box(3, {0, 0, 0}, {9, 9, 9}, {Boundary::Open, Boundary::Open, Boundary::Open});
+  const HostParticles p = generate("xyz", "path = \"a.xyz\"", 3, box, dir);
+  EXPECT_EQ(p.mass, (std::vector<double>{2}));
+  EXPECT_EQ(p.v[0], (std::vector<double>{0.5}));
+  EXPECT_EQ(p.v[2], (std::vector<double>{-1}));
+  // ASE's names alone: velocities are momenta / masses.
+  write_file(dir, "b.xyz",
+             "1\nProperties=species:S:1:pos:R:3:masses:R:1:momenta:R:3\nAr 1 2 3  4  8 2 -4\n");
+  const HostParticles q = generate("xyz", "path = \"b.xyz\"", 3, box, dir);
+  EXPECT_EQ(q.mass, (std::vector<double>{4}));
+  EXPECT_EQ(q.v[0], (std::vector<double>{2}));
+  EXPECT_EQ(q.v[2], (std::vector<double>{-1}));
+}
+
+// -------------------------------------------------------------------------------------------------
+// The lammps_dump generator on dumps as LAMMPS writes them.
+
+const char* const kDumpAtom =  // dump atom with dump_modify image yes (and units, time)
+    "ITEM: UNITS\nlj\nITEM: TIME\n0.5\nITEM: TIMESTEP\n100\nITEM: NUMBER OF ATOMS\n3\n"
+    "ITEM: BOX BOUNDS pp pp ff\n0 10\n-5 5\n0 4\n"
+    "ITEM: ATOMS id type xs ys zs ix iy iz\n"
+    "3 2 0.25 0.5 0.75 1 0 0\n1 1 0.1 0.2 0.5 0 -2 0\n2 1 0.5 0.5 0.5 0 0 0\n";
+const char* const kDumpUnwrapped =  // dump custom with unwrapped positions and masses
+    "ITEM: TIMESTEP\n200\nITEM: NUMBER OF ATOMS\n3\nITEM: BOX BOUNDS pp pp ff\n0 10\n-5 5\n0 4\n"
+    "ITEM: ATOMS id type xu yu zu vx vy vz mass\n"
+    "1 1 12.5 -7 1 0.5 0 0 2\n2 1 -0.5 4 3 0 1 0 2\n3 2 5 5.5 3.5 0 0 -1 4\n";
+
+TEST(LammpsDumpGenerator, ScaledUnwrappedAndChosenFrame) {
+  const std::string dir = test::scratch_dir("dump-reader");
+  write_file(dir, "a.lammpstrj", std::string(kDumpAtom) + kDumpUnwrapped);
+  const Box box =
+      make_box(3, {0, -5, 0}, {10, 5, 4}, {Boundary::Periodic, Boundary::Periodic, Boundary::Wall});
+  // The first frame (by index and by step): scaled positions, image flags, masses per type.
+  for (const char* pick : {"frame = 0", "step = 100"}) {
+    const HostParticles p =
+        generate("lammps_dump", std::string("path = \"a.lammpstrj\"\nmasses = [1.5, 3.0]\n") + pick,
+                 3, box, dir);
+    ASSERT_EQ(p.size(), 3u) << pick;
+    EXPECT_EQ(p.type, (std::vector<std::int32_t>{0, 0, 1}));  // ordered by id
+    EXPECT_EQ(p.x[0], (std::vector<double>{1, 5, 2.5}));
+    EXPECT_EQ(p.x[1], (std::vector<double>{-3, 0, 0}));
+    EXPECT_EQ(p.x[2], (std::vector<double>{2, 2, 3}));
+    EXPECT_EQ(p.image[0], (std::vector<std::int32_t>{0, 0, 1}));
+    EXPECT_EQ(p.image[1], (std::vector<std::int32_t>{-2, 0, 0}));
+    EXPECT_EQ(p.mass, (std::vector<double>{1.5, 1.5, 3.0}));
+    EXPECT_EQ(p.v[0], (std::vector<double>{0, 0, 0}));
+  }
+  // The last frame (the default): unwrapped positions wrapped into the periodic axes, the box
+  // lengths taken off counted as images; the wall axis as it is; the mass column.
+  const HostParticles p = generate("lammps_dump", "path = \"a.lammpstrj\"", 3, box, dir);
+  EXPECT_EQ(p.x[0], (std::vector<double>{2.5, 9.5, 5}));
+  EXPECT_EQ(p.image[0], (std::vector<std::int32_t>{1, -1, 0}));
+  EXPECT_EQ(p.x[1], (std::vector<double>{3, 4, -4.5}));
+  EXPECT_EQ(p.image[1], (std::vector<std::int32_t>{-1, 0, 1}));
+  EXPECT_EQ(p.x[2], (std::vector<double>{1, 3, 3.5}));
+  EXPECT_EQ(p.image[2], (std::vector<std::int32_t>{0, 0, 0}));
+  EXPECT_EQ(p.v[0], (std::vector<double>{0.5, 0, 0}));
+  EXPECT_EQ(p.v[2], (std::vector<double>{0, 0, -1}));
+  EXPECT_EQ(p.mass, (std::vector<double>{2, 2, 4}));
+  // A 2D dump (z = 0, z bounds -0.5 0.5), without ids (the file's order), types or velocities:
+  // `mass`; shrink-wrapped y bounds are not compared with [box].
+  write_file(dir, "b.lammpstrj",
+             "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS pp mm pp\n"
+             "0 4\n0.5 2.5\n-0.5 0.5\nITEM: ATOMS x y z\n3 2.5 0\n1 0.5 0\n");
+  const Box box2 = make_box(2, {0, 0}, {4, 4}, {Boundary::Periodic, Boundary::Open});
+  const HostParticles q =
+      generate("lammps_dump", "path = \"b.lammpstrj\"\nmass = 0.5", 2, box2, dir);
+  EXPECT_EQ(q.x[0], (std::vector<double>{3, 1}));
+  EXPECT_EQ(q.x[1], (std::vector<double>{2.5, 0.5}));
+  EXPECT_EQ(q.type, (std::vector<std::int32_t>{0, 0}));
+  EXPECT_EQ(q.mass, (std::vector<double>{0.5, 0.5}));
+}
+
+TEST(LammpsDumpGenerator, ErrorsGiveFileAndLine) {
+  const Box box3 = make_box(3, {0, 0, 0}, {10, 10, 10},
+                            {Boundary::Periodic, Boundary::Periodic, Boundary::Wall});
+  const Box box2 = make_box(2, {0, 0}, {10, 10}, {Boundary::Periodic, Boundary::Periodic});
+  // A frame of `n` atoms with these columns and bounds flags, then its atom lines.
+  auto frame = [](int n, const std::string& columns, const std::string& rows,
+                  const std::string& flags = "pp pp ff", const std::string& x = "0 10") {
+    return "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n" + std::to_string(n) +
+           "\nITEM: BOX BOUNDS " + flags + "\n" + x + "\n0 10\n0 10\nITEM: ATOMS " + columns +
+           "\n" + rows;
+  };
+  const std::string texts[] = {
+      frame(2, "id type x y z", "1 1 0 0 0\n"),
+      frame(1, "id type x y z", "1 1 0 0\n"),
+      frame(1, "id type vx vy vz", "1 1 0 0 0\n"),
+      "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS xy xz yz pp pp ff\n"
+      "0 10 1\n0 10 0\n0 10 0\nITEM: ATOMS id type x y z\n1 1 0 0 0\n",
+      "ITEM: TIMESTEP\n0\nITEM: ENTRIES c_1\n",
+      frame(1, "id type x y z", "1 1 0 0 0\n", "pp pp ff", "0 12"),
+      frame(1, "id type x y z", "1 1 0 0 0\n", "pp pp pp"),
+      frame(1, "id type x y z ix iy iz", "1 1 0 0 0 0 0 1\n"),
+      frame(1, "id type x y z", "1 2 0 0 0\n"),
+      frame(1, "id type x y z", "1 1 0 0 0\n"),
+      frame(1, "id type x y z", "1 1 0 0 0\n"),
+      frame(2, "id type x y z", "1 1 0 0 0\n1 1 1 1 1\n"),
+      frame(1, "id type x y z", "1 1 1 1 0.5\n", "pp pp pp"),
+      frame(1, "id type x y z", "1 1 q 1 1\n"),
+      "hello\n",
+      frame(1, "id type x y z", "1 0 0 0 0\n"),
+  };
+  const Expected expect[] = {
+      {3, "", "bad.lammpstrj:10:", "ends after 1 of the 2 atom lines of frame 0"},
+      {3, "", "bad.lammpstrj:10:", "4 values; ITEM: ATOMS names 5 columns"},
+      {3, "", "bad.lammpstrj:9:", "has no positions"},
+      {3, "", "bad.lammpstrj:9:", "triclinic"},
+      {3, "", "bad.lammpstrj:3:", "'ITEM: ENTRIES c_1' is not an item of a LAMMPS atom dump"},
+      {3, "", "bad.lammpstrj:9:", "hi = [12.0, 10.0, 10.0]"},
+      {3, "", "bad.lammpstrj:9:", "boundary = [\"periodic\", \"periodic\", \"periodic\"]"},
+      {3, "", "bad.lammpstrj:10:", "image flag iz = 1 but the scenario's z axis is wall"},
+      {3, "masses = [1.0]", "bad.lammpstrj:10:", "atom type 2 but masses gives 1"},
+      {3, "frame = 3", "bad.lammpstrj:10:", "the file holds 1 frame(s)"},
+      {3, "step = 7", "bad.lammpstrj:10:", "no frame has TIMESTEP 7"},
+      {3, "", "bad.lammpstrj:11:", "atom id 1 appears twice"},
+      {2, "", "bad.lammpstrj:10:", "z = 0.5 in a 2D run"},
+      {3, "", "bad.lammpstrj:10:", "x 'q' is not a number"},
+      {3, "", "bad.lammpstrj:1:", "expected an 'ITEM:' line"},
+      {3, "", "bad.lammpstrj:10:", "atom type 0 is out of range"},
+  };
+  expect_errors("lammps_dump", "bad.lammpstrj", texts, expect, box3, box2);
+}
+
+// -------------------------------------------------------------------------------------------------
+// The lammps_data observer refuses what atom style atomic cannot hold.
+
+TEST(LammpsDataObserver, OneMassPerType) {
+  const std::string msg =
+      run_error("data-writer-masses",
+                "[[particles]]\ngenerator = \"uniform\"\ncount = 3\nmass = 1.0\n"
+                "[[particles]]\ngenerator = \"uniform\"\ncount = 2\nmass = 2.0\n",
+                "[[output]]\ntype = \"lammps_data\"\n");
+  EXPECT_NE(msg.find("are both of type 0 but their masses differ (1 and 2)"), std::string::npos)
+      << "particles of one type with two masses were written: " << msg;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [box] from = "file": the box of a data file, a dump or an XYZ file.
+
+Scenario box_scenario(const std::string& dir, const std::string& box, int dim = 3) {
+  std::ofstream(dir + "/s.toml") << "[simulation]\ndimension = " << dim << "\n[box]\n"
+                                 << box << "[[particles]]\ngenerator = \"uniform\"\ncount = 1\n";
+  return load_scenario(dir + "/s.toml", {}, test::registry());
+}
+
+std::string box_error(const std::string& dir, const std::string& box, int dim = 3) {
+  try {
+    box_scenario(dir, box, dim);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_box(const Scenario& sc, std::vector<double> lo, std::vector<double> hi,
+                std::vector<Boundary> boundary) {
+  for (int d = 0; d < sc.dim; ++d) {
+    EXPECT_EQ(sc.box.lo[d], lo[std::size_t(d)]) << "axis " << d;
+    EXPECT_EQ(sc.box.hi[d], hi[std::size_t(d)]) << "axis " << d;
+    EXPECT_EQ(sc.box.boundary[d], boundary[std::size_t(d)]) << "axis " << d;
+  }
+}
+
+TEST(BoxFromFile, DataDumpAndXyz) {
+  const std::string dir = test::scratch_dir("box-from");
+  const auto P = Boundary::Periodic, W = Boundary::Wall, O = Boundary::Open;
+  // A data file: the bounds; its boundary from [box] (a data file has none).
+  write_file(dir, "a.data",
+             "title\n\n2 atoms\n1 atom types\n-1 4.5 xlo xhi\n0 5 ylo yhi\n2 3 zlo zhi\n\n"
+             "Atoms\n\n1 1 0 1 2.5\n2 1 1 1 2.5\n");
+  Scenario sc =
+      box_scenario(dir, "from = \"a.data\"\nboundary = [\"periodic\", \"wall\", \"open\"]\n");
+  expect_box(sc, {-1, 0, 2}, {4.5, 5, 3}, {P, W, O});
+  ASSERT_FALSE(sc.notes.empty());
+  EXPECT_NE(sc.notes.back().find("[box] from a.data (a LAMMPS data file): lo = [-1, 0, 2], hi = "
+                                 "[4.5, 5, 3]"),
+            std::string::npos)
+      << sc.notes.back();
+  // The resolved configuration states the box, not the file: it runs without it.
+  EXPECT_NE(sc.resolved_toml.find("hi = [ 4.5, 5.0, 3.0 ]"), std::string::npos) << sc.resolved_toml;
+  EXPECT_EQ(sc.resolved_toml.find("from ="), std::string::npos) << sc.resolved_toml;
+  EXPECT_NE(box_error(dir, "from = \"a.data\"\n").find("does not say which axes are periodic"),
+            std::string::npos);
+
+  // A dump: the bounds and flags of the last frame by default, or of `frame`; [box] boundary,
+  // when given, wins over the flags.
+  write_file(dir, "a.lammpstrj",
+             std::string(kDumpAtom) +
+                 "ITEM: TIMESTEP\n300\nITEM: NUMBER OF ATOMS\n1\n"
+                 "ITEM: BOX BOUNDS pp ff mm\n0 11\n-5 6\n1 3\n"
+                 "ITEM: ATOMS id type x y z\n1 1 1 1 2\n");
+  expect_box(box_scenario(dir, "from = \"a.lammpstrj\"\n"), {0, -5, 1}, {11, 6, 3}, {P, W, O});
+  expect_box(box_scenario(dir, "from = \"a.lammpstrj\"\nframe = 0\n"), {0, -5, 0}, {10, 5, 4},
+             {P, P, W});
+  expect_box(box_scenario(dir, "from = \"a.lammpstrj\"\nboundary = \"periodic\"\n"), {0, -5, 1},
+             {11, 6, 3}, {P, P, P});
+
+  // An extended XYZ file: Lattice, Origin and pbc (F: open); in 2D its x and y.
+  write_file(dir, "a.xyz",
+             "1\nLattice=\"4 0 0 0 5 0 0 0 1\" Origin=\"-2 0 -0.5\" pbc=\"T F F\"\nAr 0 1 0\n"
+             "1\nLattice=\"6 0 0 0 5 0 0 0 1\" Origin=\"-3 0 -0.5\" pbc=\"T T F\"\nAr 0 1 0\n");
+  expect_box(box_scenario(dir, "from = \"a.xyz\"\n", 2), {-3, 0}, {3, 5}, {P, P});
+  expect_box(box_scenario(dir, "from = \"a.xyz\"\nframe = -2\n", 2), {-2, 0}, {2, 5}, {P, O});
+}
+
+TEST(BoxFromFile, Errors) {
+  const std::string dir = test::scratch_dir("box-from-errors");
+  write_file(dir, "a.data", "title\n\n1 atoms\n1 atom types\n0 4 xlo xhi\n\nAtoms\n\n1 1 0 0 0\n");
+  write_file(dir, "plain.xyz", "1\nno cell here\nAr 0 1 0\n");
+  write_file(dir, "notes.txt", "hello world\n");
+  write_file(dir, "cut.lammpstrj", "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n");
+  const std::pair<const char*, const char*> cases[] = {
+      {"from = \"a.data\"\nlo = [0.0, 0.0, 0.0]\nboundary = \"periodic\"\n", "s.toml:5:"},
+      {"from = \"a.data\"\nlo = [0.0, 0.0, 0.0]\nboundary = \"periodic\"\n",
+       "[box] gives both from and lo: the box comes from the file"},
+      {"from = \"none.data\"\n", "[box] from: no such file"},
+      {"from = \"notes.txt\"\n", "'notes.txt' is not a file whose box pardyn reads"},
+      {"frame = 2\nlo = [0.0, 0.0, 0.0]\n",
+       "[box] frame picks the frame of the file given by from"},
+      {"from = \"plain.xyz\"\n", "plain.xyz:2: frame 0 has no Lattice"},
+      {"from = \"cut.lammpstrj\"\n",
+       "cut.lammpstrj:3: ITEM: NUMBER OF ATOMS is not followed by a whole number"},
+  };
+  for (const auto& [box, what] : cases) {
+    const std::string msg = box_error(dir, box);
+    EXPECT_NE(msg.find(what), std::string::npos) << box << "=> " << msg;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cerrno>
 #include <cstdio>
@@ -539,7 +540,15 @@ const Schema& box_schema() {
         .strings("boundary", std::vector<std::string>{"open"},
                  "boundary per axis: one value for all axes or one per axis; \"open\" (no "
                  "boundary), \"periodic\", \"wall\"",
-                 1, 3);
+                 1, 3)
+        .string("from", "",
+                "take lo and hi (and boundary, where the file says it and [box] does not) from "
+                "this file: a LAMMPS data file, a LAMMPS dump or an extended XYZ file with a "
+                "Lattice; relative paths start at the scenario file's folder")
+        .integer("frame", -1,
+                 "with from: the frame of a dump or XYZ trajectory whose box is taken: 0 the "
+                 "first, 1 the second, ...; -1 the last, -2 the one before, ...",
+                 -double(kMaxSteps), double(kMaxSteps));
     return k;
   }();
   return s;
@@ -750,6 +759,7 @@ struct ScenarioReader {
   void check_sections();
   ParamSet read_simulation();
   void read_box();
+  void box_from_file(const toml::table& bt, const ParamSet& b);
   const FactoryInfo* plugin_section(const toml::table& t, const SectionRule& rule, PluginSpec& out);
   void read_particles();
   void read_potentials();
@@ -878,7 +888,83 @@ void ScenarioReader::read_box() {
             "[box] hi must be greater than lo on every axis (axis " + std::to_string(d) + ")");
     }
   }
+  if (diag.ok() && (bt.contains("from") || bt.contains("frame"))) box_from_file(bt, b);
   diag.set_fallback(nullptr);
+}
+
+// [box] from = "file": lo and hi from the file, read by the generator plugin of its format
+// (FactoryInfo::file_box); boundary too where the format says it and [box] does not.
+void ScenarioReader::box_from_file(const toml::table& bt, const ParamSet& b) {
+  const toml::node* from = bt.get("from");
+  const std::string& given = b.string("from");
+  if (!from) {
+    diag.error(bt.get("frame") ? bt.get("frame")->source() : bt.source(),
+               "[box] frame picks the frame of the file given by from; add from = \"...\" or "
+               "remove frame");
+    return;
+  }
+  if (given.empty()) {
+    diag.error(from->source(), "[box] from is empty; give the file whose box the run takes");
+    return;
+  }
+  bool clash = false;
+  for (const char* key : {"lo", "hi"})
+    if (const toml::node* n = bt.get(key)) {
+      diag.error(n->source(), std::string("[box] gives both from and ") + key +
+                                  ": the box comes from the file; remove " + key + " (or from)");
+      clash = true;
+    }
+  if (clash) return;
+  fs::path file(given);
+  if (file.is_relative()) file = fs::path(sc.dir) / file;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    diag.error(from->source(), "[box] from: no such file: '" + file.string() + "'");
+    return;
+  }
+  FileBox fb;
+  std::vector<std::string> readers;
+  bool found = false;
+  try {
+    for (const FactoryInfo* info : registry.list(PluginKind::Generator)) {
+      if (!info->file_box) continue;
+      readers.push_back(info->name);
+      if ((found = info->file_box(file.string(), b.integer("frame"), sc.dim, fb))) break;
+    }
+  } catch (const Error& e) {
+    diag.error(from->source(), e.what());
+    return;
+  }
+  if (!found) {
+    diag.error(from->source(), "[box] from: '" + given +
+                                   "' is not a file whose box pardyn reads: a LAMMPS data file, "
+                                   "a LAMMPS dump or an extended XYZ file (the generators " +
+                                   quoted_list(readers) + " read their boxes)");
+    return;
+  }
+  if (!bt.contains("boundary") && !fb.has_boundary) {
+    diag.error(from->source(), "[box] from: '" + given + "' is " + fb.format +
+                                   ", which does not say which axes are periodic; add boundary "
+                                   "to [box], e.g. boundary = \"periodic\" (LAMMPS's boundary "
+                                   "p p p)");
+    return;
+  }
+  auto number = [](double v) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  };
+  std::string lo, hi, boundary;
+  for (int d = 0; d < sc.dim; ++d) {
+    sc.box.lo[d] = fb.lo[d];
+    sc.box.hi[d] = fb.hi[d];
+    if (!bt.contains("boundary")) sc.box.boundary[d] = fb.boundary[d];
+    const char* sep = d ? ", " : "";
+    lo += sep + number(fb.lo[d]);
+    hi += sep + number(fb.hi[d]);
+    boundary += std::string(sep) + "\"" + to_string(sc.box.boundary[d]) + "\"";
+  }
+  sc.notes.push_back("[box] from " + given + " (" + fb.format + "): lo = [" + lo + "], hi = [" +
+                     hi + "], boundary = [" + boundary + "]");
 }
 
 // A plugin section: type = "name" plus that plugin's keys.

@@ -19,6 +19,7 @@
 
 #include "pardyn/box.hpp"
 #include "pardyn/core.hpp"
+#include "pardyn/params.hpp"
 
 namespace pardyn::plugins::text {
 
@@ -209,6 +210,28 @@ inline std::filesystem::path resolve(const std::string& path, const std::string&
   return file;
 }
 
+// What a file reader's [[particles]] block names: its label for messages, the file (`path`) and
+// the scenario's folder, where a relative path starts. Checked when the block is made: an empty
+// path, a missing file or one that is not a regular file is refused before anything runs.
+struct Source {
+  std::string context, path, base_dir;
+  const char* what;  // "an XYZ file"
+  Source(const ParamSet& p, const std::string& plugin, const char* what_file)
+      : context(p.context.empty() ? plugin : p.context),
+        path(p.string("path")),
+        base_dir(p.base_dir),
+        what(what_file) {
+    if (trim(path).empty()) throw Error(context + ": path is empty; give " + what + " to read");
+    LineReader(resolve(path, base_dir), context, what);
+  }
+  // The file, relative to `dir` (the run's scenario folder) when given.
+  std::filesystem::path file(const std::string& dir) const {
+    return resolve(path, dir.empty() ? base_dir : dir);
+  }
+  // A reader of the file, lines counted from 1.
+  LineReader open(const std::string& dir) const { return LineReader(file(dir), context, what); }
+};
+
 // A number as a user would type it into TOML (shortest text that reads back to the same double,
 // with a ".0" where it would otherwise read as an integer).
 inline std::string toml_number(double v) {
@@ -223,6 +246,8 @@ inline std::string toml_number(double v) {
 struct FileCell {
   bool have_bounds = false;  // lo, hi given
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  // Axes whose bounds only hold the atoms (a LAMMPS dump's shrink-wrapped s and m): not compared.
+  bool loose[3] = {false, false, false};
   bool have_pbc = false;  // periodic given
   bool periodic[3] = {false, false, false};
 };
@@ -239,7 +264,7 @@ inline std::string cell_mismatch(const FileCell& c, const Box& box, int dim) {
     const double tol = 1e-9 * std::max(std::abs(box.length(d)), 1e-300);
     // An open axis has no faces: its bounds are not compared.
     const bool bounds =
-        !c.have_bounds || box.boundary[d] == Boundary::Open ||
+        !c.have_bounds || c.loose[d] || box.boundary[d] == Boundary::Open ||
         (std::abs(c.lo[d] - box.lo[d]) <= tol && std::abs(c.hi[d] - box.hi[d]) <= tol);
     const bool per = !c.have_pbc || c.periodic[d] == (box.boundary[d] == Boundary::Periodic);
     if (bounds && per) continue;

@@ -1,5 +1,7 @@
 // Text trajectories (the xyz and lammps_dump observers): one file, one frame appended per
-// observation, every particle of the run in each frame, sorted by id.
+// observation, every particle of the run in each frame, sorted by id. The same machinery writes
+// files that hold one state (the lammps_data observer, Mode::Replace): each observation replaces
+// the file, written beside it and renamed over it, so the file is always a complete state.
 //
 // Each frame is copied (sorted by id) on the calling thread, then formatted and written on a
 // background thread while the run steps on; the next observation, sync() (before a checkpoint) and
@@ -85,9 +87,12 @@ class LineCursor {
 
 class Writer : public Observer {
  public:
+  // Append: one file, a frame appended per observation. Replace: each observation replaces the
+  // file with one frame.
+  enum class Mode { Append, Replace };
   // who: "xyz observer"; file: the file name as given (relative to the output folder).
-  Writer(std::string who, std::uint64_t interval, std::string file)
-      : who_(std::move(who)), interval_(interval), file_(std::move(file)) {}
+  Writer(std::string who, std::uint64_t interval, std::string file, Mode mode = Mode::Append)
+      : who_(std::move(who)), interval_(interval), file_(std::move(file)), mode_(mode) {}
 
   std::uint64_t interval() const override { return interval_; }
   unsigned fields() const override { return kFields; }
@@ -105,10 +110,16 @@ class Writer : public Observer {
       p = std::filesystem::path(run.output_dir.empty() ? "." : run.output_dir) / p;
     path_ = p.string();
     if (p.has_parent_path()) make_directories(p.parent_path().string());
+    if (mode_ == Mode::Replace) {
+      // The file itself is written at the first observation; its folder must take files now.
+      open(path_ + ".tmp", "wb");
+      close();
+      std::remove((path_ + ".tmp").c_str());
+      return;
+    }
     bool append = false;
     if (run.resume) append = keep_frames_up_to(run.resume_step);
-    out_.reset(std::fopen(path_.c_str(), append ? "ab" : "wb"));
-    if (!out_) throw Error(who_ + ": cannot write " + path_ + ": " + std::strerror(errno));
+    open(path_, append ? "ab" : "wb");
   }
 
   void observe(const ObserveContext& ctx) override {
@@ -119,11 +130,13 @@ class Writer : public Observer {
     last_step_ = ctx.step;
     Frame f;
     if (!collect(*ctx.particles, f)) return;  // a rank other than 0 of a parallel run
-    if (!out_) throw Error(who_ + ": observe() called before begin()");
+    if (path_.empty()) throw Error(who_ + ": observe() called before begin()");
     wait();  // one frame in flight at a time (its error, if any, is thrown here)
     const std::uint64_t step = ctx.step;
     const double time = ctx.time;
     pending_ = std::async(std::launch::async, [this, f = std::move(f), step, time] {
+      const std::string tmp = path_ + ".tmp";
+      if (mode_ == Mode::Replace) open(tmp, "wb");
       std::string text;
       write_header(text, f, step, time);
       spill(text);
@@ -132,17 +145,27 @@ class Writer : public Observer {
       const std::size_t blocks = (n + kBlock - 1) / kBlock;
       const std::size_t batch = std::size_t(std::max(1, omp_get_max_threads())) * 4;
       std::vector<std::string> texts(std::min(batch, std::max<std::size_t>(blocks, 1)));
-      for (std::size_t b0 = 0; b0 < blocks; b0 += texts.size()) {
-        const std::size_t b1 = std::min(blocks, b0 + texts.size());
+      for (int section = 0; section < sections(); ++section) {
+        write_section(text, f, section);
+        spill(text);
+        for (std::size_t b0 = 0; b0 < blocks; b0 += texts.size()) {
+          const std::size_t b1 = std::min(blocks, b0 + texts.size());
 #pragma omp parallel for schedule(dynamic, 1)
-        for (std::size_t b = b0; b < b1; ++b) {
-          std::string& part = texts[b - b0];
-          part.clear();
-          write_rows(part, f, b * kBlock, std::min(n, (b + 1) * kBlock));
+          for (std::size_t b = b0; b < b1; ++b) {
+            std::string& part = texts[b - b0];
+            part.clear();
+            write_rows(part, f, b * kBlock, std::min(n, (b + 1) * kBlock), section);
+          }
+          for (std::size_t b = b0; b < b1; ++b) spill(texts[b - b0]);
         }
-        for (std::size_t b = b0; b < b1; ++b) spill(texts[b - b0]);
       }
       if (std::fflush(out_.get()) != 0) write_error();
+      if (mode_ == Mode::Replace) {
+        close();
+        if (std::rename(tmp.c_str(), path_.c_str()) != 0)
+          throw Error(who_ + ": cannot rename " + tmp + " to " + path_ + ": " +
+                      std::strerror(errno));
+      }
     });
   }
 
@@ -153,24 +176,26 @@ class Writer : public Observer {
 
   void end() override {
     wait();
-    if (!out_) return;
-    std::FILE* f = out_.release();
-    if (std::fclose(f) != 0)
-      throw Error(who_ + ": error closing " + path_ + ": " + std::strerror(errno));
+    close();
   }
 
  protected:
   // A frame is its header (anything before the particles' rows; it may throw on a frame it
-  // cannot write) followed by the rows of particles [first, last), appended to `text`. The rows
-  // are formatted on several threads at once, in blocks: write_rows must only read the frame and
-  // the object, and must not throw.
+  // cannot write), then for each of its sections() the section's heading and one row per
+  // particle: the rows of particles [first, last) appended to `text`. The rows are formatted on
+  // several threads at once, in blocks: write_rows must only read the frame and the object, and
+  // must not throw.
   virtual void write_header(std::string& text, const Frame& f, std::uint64_t step, double time) = 0;
-  virtual void write_rows(std::string& text, const Frame& f, std::size_t first,
-                          std::size_t last) const = 0;
-  // Resumed runs: the length in bytes of the complete frames of `path` with a step <= `step`
-  // (the frames of the run that died after its checkpoint go), or -1 when the first frame cannot
-  // be read (the file is then not one this observer wrote).
-  virtual std::int64_t kept_bytes(const std::string& path, std::uint64_t step) const = 0;
+  virtual int sections() const { return 1; }
+  virtual void write_section(std::string& /*text*/, const Frame&, int /*section*/) const {}
+  virtual void write_rows(std::string& text, const Frame& f, std::size_t first, std::size_t last,
+                          int section) const = 0;
+  // Resumed runs (Mode::Append): the length in bytes of the complete frames of `path` with a
+  // step <= `step` (the frames of the run that died after its checkpoint go), or -1 when the
+  // first frame cannot be read (the file is then not one this observer wrote).
+  virtual std::int64_t kept_bytes(const std::string& /*path*/, std::uint64_t /*step*/) const {
+    return -1;
+  }
 
   const RunInfo& run() const { return run_; }
   const std::string& who() const { return who_; }
@@ -194,6 +219,17 @@ class Writer : public Observer {
     if (pending_.valid()) pending_.get();
   }
   std::future<void> pending_;
+
+  void open(const std::string& path, const char* mode) {
+    out_.reset(std::fopen(path.c_str(), mode));
+    if (!out_) throw Error(who_ + ": cannot write " + path + ": " + std::strerror(errno));
+  }
+  void close() {
+    if (!out_) return;
+    std::FILE* f = out_.release();
+    if (std::fclose(f) != 0)
+      throw Error(who_ + ": error closing " + path_ + ": " + std::strerror(errno));
+  }
 
   void spill(std::string& text) {
     if (!text.empty() && std::fwrite(text.data(), 1, text.size(), out_.get()) != text.size())
@@ -318,6 +354,7 @@ class Writer : public Observer {
   std::string who_;
   std::uint64_t interval_;
   std::string file_;
+  Mode mode_;
   std::string path_;
   RunInfo run_;
   std::uint64_t last_step_ = 0;
@@ -326,12 +363,15 @@ class Writer : public Observer {
 };
 
 // The `interval` and `file` keys every trajectory writer takes.
-inline void add_common_keys(Schema& s, const std::string& default_file, const std::string& what) {
+inline void add_common_keys(
+    Schema& s, const std::string& default_file, const std::string& what,
+    const std::string& interval_doc =
+        "write a frame every this many steps (and at step 0 and the last step)") {
   ParamSpec interval;
   interval.name = "interval";
   interval.type = ParamType::Int;
   interval.unit = "steps";
-  interval.doc = "write a frame every this many steps (and at step 0 and the last step)";
+  interval.doc = interval_doc;
   interval.default_value = std::int64_t{100};
   interval.min = 1;
   interval.max = double(kMaxSteps);

@@ -1,5 +1,5 @@
 // lammps_data: particles from a LAMMPS data file (what LAMMPS's write_data writes and read_data
-// reads; https://docs.lammps.org/read_data.html).
+// reads; https://docs.lammps.org/read_data.html), and the run's state written as one (an output).
 //
 // The file: a title line; a header (counts such as "32 atoms", "2 atom types", the box as
 // "xlo xhi" / "ylo yhi" / "zlo zhi" lines, a tilt line "xy xz yz"); then sections, each a keyword
@@ -17,7 +17,10 @@
 #include <vector>
 
 #include "pardyn/plugin_export.hpp"
+#include "pardyn/version.hpp"
+#include "../common/lammps.hpp"
 #include "../common/text_input.hpp"
+#include "../common/trajectory.hpp"
 
 namespace pardyn::plugins {
 namespace {
@@ -100,6 +103,86 @@ bool is_section(std::string_view s) {
   return false;
 }
 
+// The header of a data file: the counts, the box and the first section's keyword.
+struct Header {
+  std::map<std::string, std::int64_t> counts;
+  std::map<std::string, std::size_t> count_line;
+  text::FileCell cell;
+  std::size_t bounds_line[3] = {0, 0, 0};
+  std::string section, comment;  // the first section's keyword and the comment after it
+};
+
+std::string join(const std::vector<std::string_view>& w, std::size_t from) {
+  std::string s;
+  for (std::size_t k = from; k < w.size(); ++k) (s += k > from ? " " : "") += std::string(w[k]);
+  return s;
+}
+
+// Reads the title line and the header up to the first section. With `sniff`, a file whose first
+// line after the title is not a header line is not a data file: false, and nothing thrown.
+bool read_header(text::LineReader& r, Header& h, bool sniff) {
+  std::string line;
+  if (!r.next(line)) {
+    if (sniff) return false;
+    r.fail("the file is empty; a LAMMPS data file starts with a title line");
+  }
+  text::FileCell& cell = h.cell;
+  cell.have_bounds = true;
+  for (int d = 0; d < 3; ++d) cell.lo[d] = -0.5, cell.hi[d] = 0.5;  // LAMMPS's defaults
+  for (;;) {
+    if (!r.next(line)) break;
+    std::string_view note;
+    const std::string_view s = strip_comment(line, &note);
+    if (s.empty()) continue;
+    const auto w = text::words(s);
+    std::int64_t first = 0;
+    double real = 0;
+    const std::string tail2 = w.size() == 4 ? join(w, 2) : std::string();
+    const bool bounds = tail2 == "xlo xhi" || tail2 == "ylo yhi" || tail2 == "zlo zhi";
+    const bool tilt = w.size() == 6 && join(w, 3) == "xy xz yz";
+    const bool count = w.size() >= 2 && text::parse_int(w[0], first) &&
+                       std::find(std::begin(kHeaderCounts), std::end(kHeaderCounts), join(w, 1)) !=
+                           std::end(kHeaderCounts);
+    if (sniff && !bounds && !tilt && !count) return false;
+    sniff = false;
+    if (text::parse_real(w[0], real) != text::Parsed::Ok) {
+      h.section = std::string(s);
+      h.comment = std::string(note);
+      break;
+    }
+    if (bounds) {
+      const int d = tail2[0] - 'x';
+      cell.lo[d] = r.real(w[0], std::string(1, tail2[0]) + "lo");
+      cell.hi[d] = r.real(w[1], std::string(1, tail2[0]) + "hi");
+      if (!(cell.hi[d] > cell.lo[d]))
+        r.fail(tail2.substr(0, 3) + " " + shown(w[0]) + " is not below " + tail2.substr(4) + " " +
+               shown(w[1]));
+      h.bounds_line[d] = r.line();
+      continue;
+    }
+    if (tilt) {
+      for (int k = 0; k < 3; ++k)
+        if (r.real(w[std::size_t(k)], std::string(w[std::size_t(3 + k)])) != 0)
+          r.fail("the box is triclinic (tilt factors xy xz yz = " + shown(w[0]) + " " +
+                 shown(w[1]) + " " + shown(w[2]) +
+                 "); pardyn's box is orthogonal: write the data from an orthogonal box (LAMMPS: "
+                 "change_box all triclinic no ... is only possible when the tilts are 0)");
+      continue;
+    }
+    if (!count)
+      r.fail("'" + shown(s) +
+             "' is not a header line of a LAMMPS data file (such as '32 atoms', "
+             "'2 atom types', '0 10 xlo xhi'); the header ends at the first section (Masses, "
+             "Atoms, ...)");
+    const std::string key = join(w, 1);
+    if (first < 0) r.fail("the count '" + shown(w[0]) + "' of " + key + " is negative");
+    if (h.counts.count(key)) r.fail("'" + key + "' appears twice in the header");
+    h.counts[key] = first;
+    h.count_line[key] = r.line();
+  }
+  return true;
+}
+
 // Columns of the Atoms section per style: where id, type and x are, and how many there are
 // without image flags.
 struct Style {
@@ -114,81 +197,22 @@ constexpr Style kFull{"full", 7, 2, 4};
 class LammpsData final : public Generator {
  public:
   LammpsData(const ParamSet& p, const RunInfo&)
-      : context_(p.context.empty() ? std::string("lammps_data") : p.context),
-        path_(p.string("path")),
-        base_dir_(p.base_dir),
+      : source_(p, "lammps_data", "a LAMMPS data file"),
         style_(p.string("style")),
         mass_(p.real("mass")),
-        check_box_(p.boolean("check_box")) {
-    if (text::trim(path_).empty())
-      throw Error(context_ + ": path is empty; give the LAMMPS data file to read");
-    text::LineReader(text::resolve(path_, base_dir_), context_, "a LAMMPS data file");
-  }
+        check_box_(p.boolean("check_box")) {}
 
   HostParticles generate(const GenerateContext& ctx) override {
     const int dim = ctx.dim;
-    text::LineReader r(text::resolve(path_, ctx.base_dir.empty() ? base_dir_ : ctx.base_dir),
-                       context_, "a LAMMPS data file");
-    std::string line;
-    if (!r.next(line)) r.fail("the file is empty; a LAMMPS data file starts with a title line");
-
-    // --- header ---
-    std::map<std::string, std::int64_t> counts;
-    std::map<std::string, std::size_t> count_line;
-    text::FileCell cell;
-    cell.have_bounds = true;
-    for (int d = 0; d < 3; ++d) cell.lo[d] = -0.5, cell.hi[d] = 0.5;  // LAMMPS's defaults
-    std::size_t bounds_line[3] = {0, 0, 0};
-    std::string section, comment;
-    for (;;) {
-      if (!r.next(line)) break;
-      std::string_view note;
-      const std::string_view s = strip_comment(line, &note);
-      if (s.empty()) continue;
-      const auto w = text::words(s);
-      std::int64_t first = 0;
-      double real = 0;
-      if (text::parse_real(w[0], real) != text::Parsed::Ok) {
-        section = std::string(s);
-        comment = std::string(note);
-        break;
-      }
-      const std::string tail = w.size() == 4 ? join(w, 2) : std::string();
-      if (tail == "xlo xhi" || tail == "ylo yhi" || tail == "zlo zhi") {
-        const int d = tail[0] - 'x';
-        cell.lo[d] = r.real(w[0], std::string(1, tail[0]) + "lo");
-        cell.hi[d] = r.real(w[1], std::string(1, tail[0]) + "hi");
-        if (!(cell.hi[d] > cell.lo[d]))
-          r.fail(tail.substr(0, 3) + " " + shown(w[0]) + " is not below " + tail.substr(4) + " " +
-                 shown(w[1]));
-        bounds_line[d] = r.line();
-        continue;
-      }
-      if (w.size() == 6 && join(w, 3) == "xy xz yz") {
-        for (int k = 0; k < 3; ++k)
-          if (r.real(w[std::size_t(k)], std::string(w[std::size_t(3 + k)])) != 0)
-            r.fail("the box is triclinic (tilt factors xy xz yz = " + shown(w[0]) + " " +
-                   shown(w[1]) + " " + shown(w[2]) +
-                   "); pardyn's box is orthogonal: write the data from an orthogonal box (LAMMPS: "
-                   "change_box all triclinic no ... is only possible when the tilts are 0)");
-        continue;
-      }
-      if (!text::parse_int(w[0], first) || w.size() < 2)
-        r.fail("'" + shown(s) +
-               "' is not a header line (such as '32 atoms', '2 atom types', "
-               "'0 10 xlo xhi'); the header ends at the first section (Masses, Atoms, ...)");
-      const std::string key = join(w, 1);
-      if (std::find(std::begin(kHeaderCounts), std::end(kHeaderCounts), key) ==
-          std::end(kHeaderCounts))
-        r.fail("'" + shown(s) +
-               "' is not a header line of a LAMMPS data file (such as '32 atoms', "
-               "'2 atom types', '0 10 xlo xhi'); the header ends at the first section (Masses, "
-               "Atoms, ...)");
-      if (first < 0) r.fail("the count '" + shown(w[0]) + "' of " + key + " is negative");
-      if (counts.count(key)) r.fail("'" + key + "' appears twice in the header");
-      counts[key] = first;
-      count_line[key] = r.line();
-    }
+    text::LineReader r = source_.open(ctx.base_dir);
+    Header h;
+    read_header(r, h, false);
+    auto& counts = h.counts;
+    auto& count_line = h.count_line;
+    const text::FileCell& cell = h.cell;
+    const std::size_t* bounds_line = h.bounds_line;
+    std::string& section = h.section;
+    std::string& comment = h.comment;
     if (!counts.count("atoms"))
       r.fail_at(r.line(), "the header has no atom count (a line such as '32 atoms')");
     const std::int64_t atoms = counts["atoms"];
@@ -394,12 +418,6 @@ class LammpsData final : public Generator {
   }
 
  private:
-  static std::string join(const std::vector<std::string_view>& w, std::size_t from) {
-    std::string s;
-    for (std::size_t k = from; k < w.size(); ++k) (s += k > from ? " " : "") += std::string(w[k]);
-    return s;
-  }
-
   // The style of the Atoms section: the `style` key, the "# style" comment after "Atoms", or
   // null (decided by the first line's columns).
   const Style* choose_style(const text::LineReader& r, const std::string& hint) const {
@@ -466,13 +484,162 @@ class LammpsData final : public Generator {
     }
   }
 
-  std::string context_;
-  std::string path_;
-  std::string base_dir_;
+  text::Source source_;
   std::string style_;
   double mass_;
   bool check_box_;
 };
+
+// ---------------------------------------------------------------------------------------------
+// The writer: the run's state as LAMMPS's write_data writes it, atom style atomic (id type x y z
+// ix iy iz; Velocities id vx vy vz; Masses per type), replaced at each observation.
+class DataWriter final : public trajectory::Writer {
+ public:
+  DataWriter(std::uint64_t interval, std::string file)
+      : Writer("lammps_data observer", interval, std::move(file), Mode::Replace) {}
+  ~DataWriter() override { finish_pending(); }
+
+ protected:
+  void write_header(std::string& t, const trajectory::Frame& f, std::uint64_t step,
+                    double time) override {
+    using trajectory::put;
+    using trajectory::put_int;
+    // One mass per type: atom style atomic has no per-atom mass.
+    std::vector<double> mass;
+    std::vector<std::int64_t> first;  // the id of the first particle of each type
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const std::int32_t type = f.type[i];
+      if (type < 0)
+        throw Error(who() + ": particle " + std::to_string(f.id[i]) + " has type " +
+                    std::to_string(type) + "; LAMMPS types start at 1 (pardyn's 0)");
+      if (std::size_t(type) >= mass.size()) {
+        mass.resize(std::size_t(type) + 1, 0.0);
+        first.resize(std::size_t(type) + 1, -1);
+      }
+      const auto k = std::size_t(type);
+      if (first[k] < 0) {
+        first[k] = f.id[i];
+        mass[k] = f.mass[i];
+      } else if (f.mass[i] != mass[k]) {
+        std::string a, b;
+        put(a, mass[k]);
+        put(b, f.mass[i]);
+        throw Error(who() + ": particles " + std::to_string(first[k]) + " and " +
+                    std::to_string(f.id[i]) + " are both of type " + std::to_string(type) +
+                    " but their masses differ (" + a + " and " + b +
+                    "); a LAMMPS data file of atom style atomic gives each type one mass (its "
+                    "Masses section): give particles of different masses different types");
+      }
+    }
+    if (mass.empty()) {  // no particles: one type, as LAMMPS needs at least one
+      mass.assign(1, 1.0);
+      first.assign(1, -1);
+    }
+    t += "LAMMPS data file written by pardyn " PARDYN_VERSION_STRING ", step ";
+    put_int(t, std::int64_t(step));
+    t += ", time ";
+    put(t, time);
+    t += ", boundary ";
+    for (int d = 0; d < 3; ++d) {
+      t += d ? " " : "";
+      t += lammps::letter(run().box, d, f.dim);
+    }
+    t += "\n\n";
+    put_int(t, std::int64_t(f.size()));
+    t += " atoms\n";
+    put_int(t, std::int64_t(mass.size()));
+    t += " atom types\n\n";
+    double lo[3], hi[3];
+    lammps::frame_bounds(run().box, f, lo, hi);
+    for (int d = 0; d < 3; ++d) {
+      put(t, lo[d]);
+      t += ' ';
+      put(t, hi[d]);
+      t += std::string(" ") + "xyz"[d] + "lo " + "xyz"[d] + "hi\n";
+    }
+    t += "\nMasses\n\n";
+    for (std::size_t k = 0; k < mass.size(); ++k) {
+      put_int(t, std::int64_t(k) + 1);
+      t += ' ';
+      if (first[k] < 0) {
+        t += "1  # no particle has this type\n";
+      } else {
+        put(t, mass[k]);
+        t += '\n';
+      }
+    }
+  }
+
+  int sections() const override { return 2; }
+  void write_section(std::string& t, const trajectory::Frame&, int section) const override {
+    t += section == 0 ? "\nAtoms # atomic\n\n" : "\nVelocities\n\n";
+  }
+
+  void write_rows(std::string& t, const trajectory::Frame& f, std::size_t first, std::size_t last,
+                  int section) const override {
+    using trajectory::put;
+    const Box& box = run().box;
+    const int dim = f.dim;
+    for (std::size_t i = first; i < last; ++i) {
+      trajectory::put_int(t, f.id[i] + 1);
+      if (section == 0) {
+        t += ' ';
+        trajectory::put_int(t, std::int64_t(f.type[i]) + 1);
+      }
+      for (int d = 0; d < 3; ++d) {
+        t += ' ';
+        if (d < dim) put(t, section == 0 ? f.x[d][i] : f.v[d][i]);
+        else t += '0';
+      }
+      if (section == 0)
+        for (int d = 0; d < 3; ++d) {
+          t += ' ';
+          trajectory::put_int(t,
+                              d < dim && box.boundary[d] == Boundary::Periodic ? f.image[d][i] : 0);
+        }
+      t += '\n';
+    }
+  }
+};
+
+const char* const kWriteDoc = R"(Writes the run's state as a LAMMPS data file, as LAMMPS's
+write_data writes it (https://docs.lammps.org/read_data.html), so that LAMMPS's read_data
+continues the run (or computes its energy) from pardyn's particles. The file is written at step
+0, every `interval` steps and at the last step, each time replacing the one before (written
+beside it and renamed over it: the file is always a whole state); after the run it holds the
+last step. Its layout:
+  LAMMPS data file written by pardyn <version>, step s, time t, boundary p p f
+  N atoms
+  K atom types
+  xlo xhi / ylo yhi / zlo zhi   the [box] bounds (open axes: grown to hold every particle)
+  Masses       type mass        one line per type 1 .. K
+  Atoms # atomic                id type x y z ix iy iz
+  Velocities                    id vx vy vz
+ids and types are pardyn's + 1 (LAMMPS counts from 1), rows sorted by id. Atom style atomic gives
+each type one mass: particles of one type with different masses stop the run with a message
+(give them different types). A type no particle has gets mass 1. ix iy iz are the image counts on
+periodic axes (the unwrapped position is x + ix Lx), 0 on the others. The title line names the
+boundary in LAMMPS's letters (p periodic, f wall, m open); a data file holds no boundary, so write
+the same `boundary` line in the LAMMPS input. A 2D run writes z = 0, vz = 0, z bounds -0.5 0.5
+(use dimension 2 in LAMMPS). Numbers are written with the fewest digits that read back to the same
+double. Force-field parameters are not written: give LAMMPS the pair_style and pair_coeff of the
+run (docs/lammps.md translates them). In a parallel run rank 0 gathers every rank's particles and
+writes the file.)";
+
+// [box] from = "file.data": the box of the header (FactoryInfo::file_box).
+bool data_file_box(const std::string& path, std::int64_t, int, FileBox& out) {
+  text::LineReader r(path, "[box] from", "a LAMMPS data file");
+  Header h;
+  // A header that ends in a known section (an XYZ comment line "10 atoms" does not).
+  if (!read_header(r, h, true) || !h.counts.count("atoms") || !is_section(h.section)) return false;
+  out.format = "a LAMMPS data file";
+  for (int d = 0; d < 3; ++d) {
+    out.lo[d] = h.cell.lo[d];
+    out.hi[d] = h.cell.hi[d];
+  }
+  out.has_boundary = false;  // data files hold no boundary conditions
+  return true;
+}
 
 const char* const kDoc = R"(Particles from a LAMMPS data file, as LAMMPS's write_data writes it
 and read_data reads it (https://docs.lammps.org/read_data.html).
@@ -499,7 +666,8 @@ bounds are not compared. With check_box = true (the default) the file's bounds m
 otherwise the error prints the [box] lines that would match. Data files hold no boundary
 conditions: [box] boundary decides (LAMMPS's "boundary p p p" is boundary = "periodic"). Units
 are taken as they are (LAMMPS's lj units are pardyn's). Every mistake is reported as
-path:line: what is wrong.)";
+path:line: what is wrong. [box] from = "file.data" takes the box from the file's xlo xhi ...
+lines (a data file holds no boundary conditions: give [box] boundary too).)";
 
 void register_lammps_data(Registrar& r) {
   FactoryInfo f;
@@ -521,8 +689,24 @@ void register_lammps_data(Registrar& r) {
       .boolean("check_box", true,
                "refuse a file whose box bounds disagree with [box] (false: take the positions as "
                "they are)");
+  f.file_box = data_file_box;
   r.add(std::move(f), Factory<Generator>([](const ParamSet& p, const RunInfo& run) {
           return std::unique_ptr<Generator>(new LammpsData(p, run));
+        }));
+
+  FactoryInfo o;
+  o.kind = PluginKind::Observer;
+  o.name = "lammps_data";
+  o.summary = "the run's state as a LAMMPS data file (write_data's layout, atom style atomic)";
+  o.doc = kWriteDoc;
+  o.backends = kCpu | kCuda;  // observers see host copies only
+  trajectory::add_common_keys(o.schema, "state.data", "the data file",
+                              "write the state every this many steps (and at step 0 and the last "
+                              "step), each time replacing the file");
+  r.add(std::move(o), Factory<Observer>([](const ParamSet& ps, const RunInfo&) {
+          const std::string file = trajectory::file_key(ps, "lammps_data observer", "state.data");
+          return std::unique_ptr<Observer>(
+              new DataWriter(static_cast<std::uint64_t>(ps.integer("interval")), file));
         }));
 }
 

@@ -84,6 +84,84 @@ bool parse_logical(std::string_view w, bool& out) {
   return false;
 }
 
+// The comment line of a frame: its key=value pairs (keyed: false for a plain XYZ comment).
+struct Comment {
+  bool keyed = false;
+  std::vector<std::pair<std::string, std::string>> kv;
+  const std::string* find(const char* key) const {
+    if (!keyed) return nullptr;
+    for (const auto& [k, v] : kv)
+      if (text::iequals(k, key)) return &v;
+    return nullptr;
+  }
+};
+
+// Lattice="ax ay az bx by bz cx cy cz": an axis-aligned box whose lower corner is `origin`.
+void read_lattice(const text::LineReader& r, const std::string& value, const double origin[3],
+                  int dim, text::FileCell& cell) {
+  const auto w = text::words(value);
+  if (w.size() != 9)
+    r.fail("Lattice=\"" + shown(value, 80) + "\" has " + std::to_string(w.size()) +
+           " numbers; it takes the three cell vectors, 9 numbers");
+  double m[9];
+  for (int k = 0; k < 9; ++k)
+    m[k] = r.real(w[std::size_t(k)], "Lattice entry " + std::to_string(k + 1));
+  for (int a = 0; a < dim; ++a)
+    for (int b = 0; b < dim; ++b)
+      if (a != b && m[3 * a + b] != 0)
+        r.fail("Lattice=\"" + shown(value, 80) +
+               "\" is not an axis-aligned box (a triclinic cell); pardyn's box is a rectangle "
+               "(2D) or cuboid (3D): use a file whose cell vectors lie along x, y and z");
+  for (int d = 0; d < dim; ++d)
+    if (!(m[4 * d] > 0))
+      r.fail(std::string("Lattice=\"") + shown(value, 80) + "\": the " + "abc"[d] +
+             " vector's length along its axis is " + text::toml_number(m[4 * d]) +
+             "; it must be > 0");
+  cell.have_bounds = true;
+  for (int d = 0; d < 3; ++d) {
+    cell.lo[d] = origin[d];
+    cell.hi[d] = origin[d] + m[4 * d];
+  }
+}
+
+// The comment line of frame `index`, with what it says of the cell (Lattice, Origin, pbc) in
+// `cell`.
+Comment read_comment(const text::LineReader& r, const std::string& line, std::size_t index, int dim,
+                     text::FileCell& cell) {
+  Comment c;
+  c.keyed = parse_comment(line, c.kv);
+  const std::string* lattice = c.find("Lattice");
+  if (!c.keyed) {
+    std::string lower = line;
+    for (auto& ch : lower) ch = (ch >= 'A' && ch <= 'Z') ? char(ch - 'A' + 'a') : ch;
+    if (lower.find("lattice=") != std::string::npos ||
+        lower.find("properties=") != std::string::npos)
+      r.fail("the comment line of frame " + std::to_string(index) +
+             " is not a list of key=value pairs (an unclosed \" or {?)");
+  }
+  // OVITO's Origin="x y z": the cell's lower corner (0 without it, as in ASE).
+  double origin[3] = {0, 0, 0};
+  if (const std::string* o = c.find("Origin")) {
+    const auto w = text::words(*o);
+    if (w.size() != 3)
+      r.fail("Origin=\"" + shown(*o) + "\" is not 3 numbers (the cell's lower corner)");
+    for (int d = 0; d < 3; ++d)
+      origin[d] = r.real(w[std::size_t(d)], "Origin entry " + std::to_string(d + 1));
+  }
+  if (lattice) read_lattice(r, *lattice, origin, dim, cell);
+  if (const std::string* pbc = c.find("pbc")) {
+    const auto w = text::words(*pbc);
+    if (w.size() != 3 || !parse_logical(w[0], cell.periodic[0]) ||
+        !parse_logical(w[1], cell.periodic[1]) || !parse_logical(w[2], cell.periodic[2]))
+      r.fail("pbc=\"" + shown(*pbc) + "\" is not three of T or F, e.g. pbc=\"T T F\"");
+    cell.have_pbc = true;
+  } else if (lattice) {
+    cell.have_pbc = true;  // a Lattice without pbc is periodic (ASE, OVITO)
+    cell.periodic[0] = cell.periodic[1] = cell.periodic[2] = true;
+  }
+  return c;
+}
+
 // One column group of Properties=.
 struct Property {
   std::string name;
@@ -92,50 +170,97 @@ struct Property {
   int first = 0;  // index of its first column in an atom line
 };
 
-enum Role { kSpecies, kPos, kVelo, kMomenta, kMass, kId, kRoles };
+// Velocities come as velo (OVITO's name; also vel, velocities) or momenta (ASE's, m v), masses
+// as mass (OVITO's) or masses (ASE's); pardyn writes both pairs and reads velo and mass when a
+// file has both.
+enum Role { kSpecies, kPos, kVelo, kMomenta, kMass, kMasses, kId, kRoles };
 
 class XyzReader final : public Generator {
  public:
   XyzReader(const ParamSet& p, const RunInfo&)
-      : context_(p.context.empty() ? std::string("xyz") : p.context),
-        path_(p.string("path")),
-        base_dir_(p.base_dir),
+      : source_(p, "xyz", "an XYZ file"),
         frame_(p.integer("frame")),
         types_(p.strings("types")),
         mass_(p.real("mass")),
         check_box_(p.boolean("check_box")) {
-    if (text::trim(path_).empty())
-      throw Error(context_ + ": path is empty; give the XYZ file to read");
     for (std::size_t k = 0; k < types_.size(); ++k) {
       std::int64_t number = 0;
       if (types_[k].empty() || text::words(types_[k]).size() != 1 ||
           text::parse_int(types_[k], number))
-        throw Error(context_ + ": types[" + std::to_string(k) + "] = \"" + shown(types_[k]) +
+        throw Error(source_.context + ": types[" + std::to_string(k) + "] = \"" + shown(types_[k]) +
                     "\" is not a species name (one word, not a number); types lists the names of "
                     "types 0, 1, ..., e.g. types = [\"Ar\", \"Kr\"]");
       for (std::size_t j = 0; j < k; ++j)
         if (types_[j] == types_[k])
-          throw Error(context_ + ": \"" + shown(types_[k]) + "\" appears twice in types");
+          throw Error(source_.context + ": \"" + shown(types_[k]) + "\" appears twice in types");
     }
-    // A missing or special file is refused before anything runs.
-    text::LineReader(text::resolve(path_, base_dir_), context_, "an XYZ file");
   }
 
   HostParticles generate(const GenerateContext& ctx) override {
-    const auto file = text::resolve(path_, ctx.base_dir.empty() ? base_dir_ : ctx.base_dir);
     std::int64_t target = frame_;
     if (target < 0) {
       // From the end: count the frames first (checking the file's structure on the way).
-      text::LineReader scan(file, context_, "an XYZ file");
+      text::LineReader scan = source_.open(ctx.base_dir);
       const std::size_t frames = walk(scan, -1, ctx, nullptr);
       if (std::int64_t(frames) < -target) scan.fail(frames_text(frames));
       target += std::int64_t(frames);
     }
-    text::LineReader r(file, context_, "an XYZ file");
+    text::LineReader r = source_.open(ctx.base_dir);
     HostParticles hp(ctx.dim);
     const std::size_t frames = walk(r, target, ctx, &hp);
     if (std::int64_t(frames) <= target) r.fail(frames_text(frames));
     return hp;
+  }
+
+  // [box] from = "file.xyz": the cell of a frame (FactoryInfo::file_box).
+  static bool file_box(const std::string& path, std::int64_t frame, int dim, FileBox& out) {
+    const std::string context = "[box] from";
+    std::string line;
+    {
+      // An XYZ file starts with a frame's atom count alone on its line.
+      text::LineReader sniff(path, context, "an XYZ file");
+      while (sniff.next(line) && text::trim(line).empty()) {}
+      const auto w = text::words(line);
+      std::int64_t count = 0;
+      if (w.size() != 1 || !text::parse_int(w[0], count)) return false;
+    }
+    std::size_t n = 0, frames = 0, previous = 0;
+    auto open_at = [&](std::int64_t target, bool must) {
+      auto r = std::make_unique<text::LineReader>(path, context, "an XYZ file");
+      for (frames = 0, previous = 0; next_frame(*r, line, n, frames, previous); ++frames) {
+        if (std::int64_t(frames) == target) return r;
+        previous = r->line();
+        skip_atoms(*r, line, n, frames);
+      }
+      if (must)
+        r->fail("frame = " + std::to_string(frame) + " but the file holds " +
+                std::to_string(frames) +
+                " frame(s); frame counts from 0, negative values from "
+                "the end (-1: the last)");
+      return r;
+    };
+    std::int64_t target = frame;
+    if (target < 0) {
+      open_at(-1, false);  // counts the frames
+      target += std::int64_t(frames);
+      if (target < 0) target = std::int64_t(frames);  // reported by open_at below
+    }
+    const auto r = open_at(target, true);
+    frame_line(*r, line, 0, n, frames, r->line());
+    text::FileCell cell;
+    read_comment(*r, line, frames, dim, cell);
+    if (!cell.have_bounds)
+      r->fail("frame " + std::to_string(frames) +
+              " has no Lattice=\"...\" (the cell), so it gives no box; give [box] lo and hi");
+    out.format = "an extended XYZ file";
+    out.has_boundary = true;
+    for (int d = 0; d < 3; ++d) {
+      out.lo[d] = cell.lo[d];
+      out.hi[d] = cell.hi[d];
+      // pbc F says only "not periodic": open (write [box] boundary for walls).
+      out.boundary[d] = cell.periodic[d] ? Boundary::Periodic : Boundary::Open;
+    }
+    return true;
   }
 
  private:
@@ -206,48 +331,9 @@ class XyzReader final : public Generator {
     frame_line(r, line, 0, n, index, count_line);
 
     // --- the comment: Lattice, Origin, pbc, Properties ---
-    std::vector<std::pair<std::string, std::string>> kv;
-    const bool keyed = parse_comment(line, kv);
-    auto find = [&](const char* key) -> const std::string* {
-      if (!keyed) return nullptr;
-      for (const auto& [k, v] : kv)
-        if (text::iequals(k, key)) return &v;
-      return nullptr;
-    };
-    const std::string* lattice = find("Lattice");
-    const std::string* properties = find("Properties");
-    if (!keyed) {
-      const std::string lower = [&] {
-        std::string s = line;
-        for (auto& c : s) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
-        return s;
-      }();
-      if (lower.find("lattice=") != std::string::npos ||
-          lower.find("properties=") != std::string::npos)
-        r.fail("the comment line of frame " + std::to_string(index) +
-               " is not a list of key=value pairs (an unclosed \" or {?)");
-    }
     text::FileCell cell;
-    // OVITO's Origin="x y z": the cell's lower corner (0 without it, as in ASE).
-    double origin[3] = {0, 0, 0};
-    if (const std::string* o = find("Origin")) {
-      const auto w = text::words(*o);
-      if (w.size() != 3)
-        r.fail("Origin=\"" + shown(*o) + "\" is not 3 numbers (the cell's lower corner)");
-      for (int d = 0; d < 3; ++d)
-        origin[d] = r.real(w[std::size_t(d)], "Origin entry " + std::to_string(d + 1));
-    }
-    if (lattice) read_lattice(r, *lattice, origin, dim, cell);
-    if (const std::string* pbc = find("pbc")) {
-      const auto w = text::words(*pbc);
-      if (w.size() != 3 || !parse_logical(w[0], cell.periodic[0]) ||
-          !parse_logical(w[1], cell.periodic[1]) || !parse_logical(w[2], cell.periodic[2]))
-        r.fail("pbc=\"" + shown(*pbc) + "\" is not three of T or F, e.g. pbc=\"T T F\"");
-      cell.have_pbc = true;
-    } else if (lattice) {
-      cell.have_pbc = true;  // a Lattice without pbc is periodic (ASE, OVITO)
-      cell.periodic[0] = cell.periodic[1] = cell.periodic[2] = true;
-    }
+    const Comment comment = read_comment(r, line, index, dim, cell);
+    const std::string* properties = comment.find("Properties");
     if (check_box_ && ctx.box) {
       const std::string why = text::cell_mismatch(cell, *ctx.box, dim);
       if (!why.empty()) r.fail(why);
@@ -271,15 +357,12 @@ class XyzReader final : public Generator {
       else if (p.name == "pos") which = kPos;
       else if (p.name == "velo" || p.name == "vel" || p.name == "velocities") which = kVelo;
       else if (p.name == "momenta") which = kMomenta;
-      else if (p.name == "mass" || p.name == "masses") which = kMass;
+      else if (p.name == "mass") which = kMass;
+      else if (p.name == "masses") which = kMasses;
       else if (p.name == "id") which = kId;
       if (which < 0) continue;  // another property: skipped
-      if (role[which] >= 0 || (which == kVelo && role[kMomenta] >= 0) ||
-          (which == kMomenta && role[kVelo] >= 0))
-        r.fail("Properties gives '" + p.name + "' and '" +
-               props[std::size_t(role[which] >= 0 ? role[which]
-                                                  : role[which == kVelo ? kMomenta : kVelo])]
-                   .name +
+      if (role[which] >= 0)
+        r.fail("Properties gives '" + p.name + "' and '" + props[std::size_t(role[which])].name +
                "', which say the same; keep one");
       const bool vector = which == kPos || which == kVelo || which == kMomenta;
       const char want = which == kSpecies ? 'S' : which == kId ? 'I' : 'R';
@@ -316,6 +399,7 @@ class XyzReader final : public Generator {
     std::size_t first_number = 0, first_name = 0;  // lines where each kind first appeared
     const std::string layout = plain ? std::string("species x y z") : "Properties=" + *properties;
     const int velocity = role[kVelo] >= 0 ? kVelo : role[kMomenta] >= 0 ? kMomenta : -1;
+    const int mass = role[kMass] >= 0 ? kMass : role[kMasses] >= 0 ? kMasses : -1;
     for (std::size_t k = 0; k < n; ++k) {
       frame_line(r, line, k, n, index, count_line);
       Atom a;
@@ -344,10 +428,10 @@ class XyzReader final : public Generator {
         }
       }
       a.mass = mass_;
-      if (role[kMass] >= 0) {
-        a.mass = r.real(word(kMass, 0), "mass");
+      if (mass >= 0) {
+        a.mass = r.real(word(mass, 0), "mass");
         if (!(a.mass > 0))
-          r.fail("mass " + shown(word(kMass, 0)) + " is not positive; every mass must be > 0");
+          r.fail("mass " + shown(word(mass, 0)) + " is not positive; every mass must be > 0");
       }
       if (velocity == kMomenta)
         for (int d = 0; d < dim; ++d) a.v[d] /= a.mass;
@@ -418,34 +502,6 @@ class XyzReader final : public Generator {
     return s + "]";
   }
 
-  // Lattice="ax ay az bx by bz cx cy cz": an axis-aligned box whose lower corner is `origin`.
-  static void read_lattice(text::LineReader& r, const std::string& value, const double origin[3],
-                           int dim, text::FileCell& cell) {
-    const auto w = text::words(value);
-    if (w.size() != 9)
-      r.fail("Lattice=\"" + shown(value, 80) + "\" has " + std::to_string(w.size()) +
-             " numbers; it takes the three cell vectors, 9 numbers");
-    double m[9];
-    for (int k = 0; k < 9; ++k)
-      m[k] = r.real(w[std::size_t(k)], "Lattice entry " + std::to_string(k + 1));
-    for (int a = 0; a < dim; ++a)
-      for (int b = 0; b < dim; ++b)
-        if (a != b && m[3 * a + b] != 0)
-          r.fail("Lattice=\"" + shown(value, 80) +
-                 "\" is not an axis-aligned box (a triclinic cell); pardyn's box is a rectangle "
-                 "(2D) or cuboid (3D): use a file whose cell vectors lie along x, y and z");
-    for (int d = 0; d < dim; ++d)
-      if (!(m[4 * d] > 0))
-        r.fail(std::string("Lattice=\"") + shown(value, 80) + "\": the " + "abc"[d] +
-               " vector's length along its axis is " + text::toml_number(m[4 * d]) +
-               "; it must be > 0");
-    cell.have_bounds = true;
-    for (int d = 0; d < 3; ++d) {
-      cell.lo[d] = origin[d];
-      cell.hi[d] = origin[d] + m[4 * d];
-    }
-  }
-
   // Properties=name:type:columns:...; returns the number of columns of an atom line.
   static int read_properties(text::LineReader& r, const std::string& value,
                              std::vector<Property>& props) {
@@ -481,9 +537,7 @@ class XyzReader final : public Generator {
     return first;
   }
 
-  std::string context_;
-  std::string path_;
-  std::string base_dir_;
+  text::Source source_;
   std::int64_t frame_;
   std::vector<std::string> types_;
   double mass_;
@@ -491,7 +545,11 @@ class XyzReader final : public Generator {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The writer.
+// The writer. Velocities and masses twice, under the names OVITO reads (velo, mass) and those ASE
+// reads (momenta = m v, masses): neither program knows the other's.
+constexpr const char* kProperties =
+    "species:S:1:pos:R:3:velo:R:3:mass:R:1:id:I:1:masses:R:1:momenta:R:3";
+
 class XyzWriter final : public trajectory::Writer {
  public:
   XyzWriter(std::uint64_t interval, std::string file, std::vector<std::string> species)
@@ -524,7 +582,7 @@ class XyzWriter final : public trajectory::Writer {
       if (d) t += ' ';
       put(t, lo[d]);
     }
-    t += "\" Properties=species:S:1:pos:R:3:velo:R:3:mass:R:1:id:I:1 Time=";
+    t += "\" Properties=" + std::string(kProperties) + " Time=";
     put(t, time);
     t += " Step=";
     trajectory::put_int(t, std::int64_t(step));
@@ -547,8 +605,8 @@ class XyzWriter final : public trajectory::Writer {
       }
   }
 
-  void write_rows(std::string& t, const trajectory::Frame& f, std::size_t first,
-                  std::size_t last) const override {
+  void write_rows(std::string& t, const trajectory::Frame& f, std::size_t first, std::size_t last,
+                  int) const override {
     using trajectory::put;
     const int dim = f.dim;
     for (std::size_t i = first; i < last; ++i) {
@@ -569,6 +627,14 @@ class XyzWriter final : public trajectory::Writer {
       put(t, f.mass[i]);
       t += ' ';
       trajectory::put_int(t, f.id[i]);
+      // ASE's names: masses, and momenta = m v (ASE's velocities are momenta / masses).
+      t += ' ';
+      put(t, f.mass[i]);
+      for (int d = 0; d < 3; ++d) {
+        t += ' ';
+        if (d < dim) put(t, f.mass[i] * f.v[d][i]);
+        else t += '0';
+      }
       t += '\n';
     }
   }
@@ -612,8 +678,10 @@ L logical). Read from Properties:
                      names or numbers, not both, unless `types` is given); I:1 is accepted
   pos:R:3            positions (length); a 2D run needs every z = 0, or pos:R:2
   velo:R:3           velocities (length/time); also named vel or velocities; or momenta:R:3
-                     (mass length/time, divided by the mass); zero without them
-  mass:R:1           masses (mass); also named masses; `mass` without them
+                     (mass length/time, divided by the mass; ASE's name); velo wins when both
+                     are given (pardyn's xyz output writes both); zero without them
+  mass:R:1           masses (mass); or masses:R:1 (ASE's name); mass wins when both are given;
+                     `mass` without them
   id:I:1             the particles are ordered by id (particle k of the run is the k-th
                      smallest id); ids must differ. Without it: the file's order
 Other properties are skipped. Without Properties the atom lines are plain XYZ, `species x y z`
@@ -624,7 +692,8 @@ when Lattice is given without pbc). With check_box = true (the default) a cell o
 disagrees with the scenario's [box] (beyond 1e-9 of a side) is an error that prints the [box]
 lines that would match; a 2D run compares x and y only. `frame` picks a frame of a trajectory:
 0 the first, 1 the second, ..., -1 the last. Blank lines between frames are skipped. Every
-mistake is reported as path:line: what is wrong. Example:
+mistake is reported as path:line: what is wrong. [box] from = "file.xyz" takes the box from a
+frame's Lattice, Origin and pbc (F: open; give [box] boundary for walls). Example:
   2
   Lattice="10 0 0 0 10 0 0 0 10" Properties=species:S:1:pos:R:3:velo:R:3 pbc="T T T"
   Ar 1.0 1.0 1.0 0.5 0.0 0.0
@@ -636,12 +705,15 @@ ASE, OVITO and the xyz generator read it): one frame per observation (at step 0,
 `interval` steps and at the last step), appended to one file and flushed after each frame.
 Each frame is
   N
-  Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Origin="xlo ylo zlo" Properties=species:S:1:pos:R:3:velo:R:3:mass:R:1:id:I:1 Time=t Step=s pbc="T T F"
-then one line per particle, sorted by id: species x y z vx vy vz mass id. Lattice and Origin are
-the [box] (Origin is OVITO's key for the lower corner; ASE keeps it as info), pbc is T on the
-periodic axes; Time is the simulation time (time), Step the step. species is the type number,
-or the name `species` gives it (species = ["Ar", "Kr"]: type 0 is Ar, type 1 Kr; ASE needs
-chemical symbols there). id is pardyn's particle id (from 0). Positions are wrapped into the box
+  Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Origin="xlo ylo zlo" Properties=species:S:1:pos:R:3:velo:R:3:mass:R:1:id:I:1:masses:R:1:momenta:R:3 Time=t Step=s pbc="T T F"
+then one line per particle, sorted by id: species x y z vx vy vz mass id mass px py pz.
+Velocities and masses appear under the names OVITO reads (velo, mass) and again under those
+ASE reads (masses, and momenta = mass * velocity; ASE's get_velocities() divides them back):
+neither program knows the other's names. Lattice and Origin are the [box] (Origin is OVITO's
+key for the lower corner; ASE keeps it as info), pbc is T on the periodic axes; Time is the
+simulation time (time), Step the step. species is the type number, or the name `species`
+gives it (species = ["Ar", "Kr"]: type 0 is Ar, type 1 Kr; ASE needs chemical symbols there
+and refuses numbers). id is pardyn's particle id (from 0). Positions are wrapped into the box
 on periodic axes. A 2D run writes z = 0, vz = 0, a cell of height 1 around z = 0 (Lz = 1, zlo =
 -0.5) and pbc F along z. Numbers are written with the fewest digits that read back to the same
 double (bitwise). In a parallel run rank 0 gathers every rank's particles and writes the file.
@@ -671,6 +743,7 @@ void register_xyz(Registrar& r) {
       .boolean("check_box", true,
                "refuse a file whose Lattice/Origin/pbc disagree with [box] (false: take the "
                "positions as they are)");
+  g.file_box = XyzReader::file_box;
   r.add(std::move(g), Factory<Generator>([](const ParamSet& p, const RunInfo& run) {
           return std::unique_ptr<Generator>(new XyzReader(p, run));
         }));

@@ -1,7 +1,8 @@
 # The xyz and lammps_dump trajectories from the command line: a resumed run continues them after
 # the checkpoint's step (frames of the dead run after it, and a frame cut short, go) so that they
 # equal a straight run's byte for byte; a file that is not a trajectory is kept aside; the
-# readers' errors reach the user as path:line; `pardyn plugins show` documents both kinds of xyz.
+# readers' errors reach the user as path:line; `pardyn plugins show` documents both kinds of xyz,
+# lammps_data and lammps_dump.
 # LAMMPS itself reads and writes these files in tests/cli/formats_lammps.sh.
 . "$(dirname "$0")/common.sh"
 
@@ -33,6 +34,9 @@ interval = 25
 type = "lammps_dump"
 interval = 25
 [[output]]
+type = "lammps_data"
+interval = 25
+[[output]]
 type = "checkpoint"
 interval = 100
 keep = 5
@@ -49,12 +53,14 @@ for f in trajectory.xyz dump.lammpstrj; do
   size=$(stat -c %s "straight/$f")
   head -c $((size * 3 / 4 + 17)) "straight/$f" > "died/$f"
 done
+head -c 200 straight/state.data > died/state.data  # the state of a later step, cut short
 tail -n 1 died/trajectory.xyz | grep -q 'Step=' && fail "the cut does not fall inside a frame"
 "$PARDYN" run --resume died -q > resume.log 2>&1 || fail "resume: $(cat resume.log)"
-for f in trajectory.xyz dump.lammpstrj; do
+for f in trajectory.xyz dump.lammpstrj state.data; do
   cmp -s "straight/$f" "died/$f" || fail "resumed $f differs from the straight run's: $(cmp "straight/$f" "died/$f")"
 done
-echo "ok: resumed from step 100: trajectory.xyz and dump.lammpstrj equal the straight run's"
+[ ! -e died/state.data.tmp ] || fail "died/state.data.tmp left behind"
+echo "ok: resumed from step 100: trajectory.xyz, dump.lammpstrj and state.data equal the straight run's"
 
 # A file that is not a trajectory: kept as <file>.before-resume, a new file from the resumed steps.
 cp -r straight other
@@ -91,6 +97,20 @@ diff <(tail -n "$n" straight/trajectory.xyz | cut -d' ' -f1-8) <(tail -n "$n" ag
   > /dev/null || fail "the last frame read back differs"
 echo "ok: the last frame read back by the xyz generator"
 
+# [box] from the run's dump, data file or XYZ: validate says which box it took, and the run from
+# the last frame takes the same particles.
+for f in dump.lammpstrj state.data trajectory.xyz; do
+  sed -e '/^lo = /d' -e "s#^hi = .*#from = \"straight/$f\"#" again.toml > from.toml
+  [ "$f" = state.data ] || sed -i '/^boundary = /d' from.toml
+  "$PARDYN" validate from.toml > from.log 2>&1 || fail "validate with [box] from $f: $(cat from.log)"
+  grep -qF "[box] from straight/$f (" from.log || fail "validate does not say the box from $f: $(cat from.log)"
+  grep -qF 'lo = [0, 0], hi = [12, 12], boundary = ["periodic", "periodic"]' from.log ||
+    fail "[box] from $f: not the run's box: $(cat from.log)"
+done
+"$PARDYN" run from.toml -o from -q || fail "the run with [box] from"
+cmp -s again/trajectory.xyz from/trajectory.xyz || fail "[box] from: another run than with [box] lo, hi"
+echo "ok: [box] from a dump, a data file and an XYZ file"
+
 # Errors reach the user as path:line.
 printf '3\ncomment\nAr 0 0 0\nAr 1 1 0\n' > cut.xyz
 sed 's#straight/trajectory.xyz#cut.xyz#' again.toml > cut.toml
@@ -119,6 +139,12 @@ expect_error 1 "trajectory.xyz, which" -- "$PARDYN" validate clash.toml
 "$PARDYN" plugins show xyz > show.txt || fail "plugins show xyz"
 grep -q "xyz — generator" show.txt || fail "plugins show xyz lacks the generator: $(cat show.txt)"
 grep -q "xyz — observer" show.txt || fail "plugins show xyz lacks the observer: $(cat show.txt)"
-"$PARDYN" plugins show lammps_data | grep -q "read_data" || fail "plugins show lammps_data"
-"$PARDYN" plugins show lammps_dump | grep -q "dump custom\|custom" || fail "plugins show lammps_dump"
+for name in lammps_data lammps_dump; do
+  "$PARDYN" plugins show $name > show_$name.txt || fail "plugins show $name"
+  for kind in generator observer; do
+    grep -q "$name — $kind" show_$name.txt || fail "plugins show $name lacks the $kind: $(cat show_$name.txt)"
+  done
+done
+grep -q "read_data" show_lammps_data.txt || fail "plugins show lammps_data: no read_data"
+grep -q "dump custom" show_lammps_dump.txt || fail "plugins show lammps_dump: no dump custom"
 echo "formats: all passed"

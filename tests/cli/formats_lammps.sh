@@ -1,7 +1,11 @@
 # LAMMPS and pardyn read each other's files: data files written by LAMMPS's write_data (3D atomic
 # after a run, with image flags, velocities and pair coefficients; 2D full) read by the
-# lammps_data generator give the atoms LAMMPS's write_dump shows (%.17g) bit for bit; a dump
-# written by the lammps_dump observer read back by LAMMPS's read_dump gives the same atoms.
+# lammps_data generator, with [box] from = the data file, give the atoms LAMMPS's write_dump shows
+# (%.17g) bit for bit; LAMMPS's dumps (custom with image flags, custom unwrapped, atom scaled)
+# read by the lammps_dump generator give the same atoms; a dump written by the lammps_dump
+# observer read back by LAMMPS's read_dump gives the same atoms; a data file written by the
+# lammps_data observer, read by read_data, gives LAMMPS's `run 0` the potential energy, kinetic
+# energy and pressure of pardyn's thermo.csv (3D with two masses, 2D).
 # Needs `lmp` (Debian's lammps package); skipped (exit 77) without it.
 . "$(dirname "$0")/common.sh"
 LMP=${LMP:-lmp}
@@ -35,12 +39,37 @@ print(f"{len(a)} atoms identical ({crossed} with non-zero image flags)")
 if len(sys.argv) > 3: assert crossed > 0, "no atom has a non-zero image flag: images untested"
 PY
 }
-# box_of FILE: "lo = [...]" and "hi = [...]" TOML lines from a data file's header (dim axes).
-box_of() {
-  awk -v dim="$2" '$3 ~ /^[xyz]lo$/ { k = index("xyz", substr($3, 1, 1)); if (k <= dim) { lo[k] = $1; hi[k] = $2 } }
-       END { printf "lo = ["; for (k = 1; k <= dim; ++k) printf "%s%s", (k > 1 ? ", " : ""), lo[k]
-             printf "]\nhi = ["; for (k = 1; k <= dim; ++k) printf "%s%s", (k > 1 ? ", " : ""), hi[k]
-             printf "]\n" }' "$1"
+# near A B: two dumps (the last frame of each) hold the same atoms up to the digits written: by
+# id the same type, unwrapped positions (x + ix L, or xu; either may be scaled, xs) within 1e-5 of
+# the box, velocities within 1e-5 (relative) where B has them.
+near() {
+  python3 - "$1" "$2" <<'PY' || fail "$1 and $2 differ"
+import sys
+def last_frame(path):
+    lines = open(path).read().split("\n")
+    at = max(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS"))
+    n = int(lines[max(i for i, l in enumerate(lines[:at]) if l == "ITEM: NUMBER OF ATOMS") + 1])
+    b = max(i for i, l in enumerate(lines[:at]) if l.startswith("ITEM: BOX BOUNDS"))
+    box = [tuple(map(float, lines[b + 1 + d].split()[:2])) for d in range(3)]
+    cols = lines[at].split()[2:]
+    return box, {int(r[0]): dict(zip(cols, r)) for r in (l.split() for l in lines[at + 1:at + 1 + n])}
+def unwrapped(box, r, d):
+    a, (lo, hi) = "xyz"[d], box[d]
+    if a + "u" in r: return float(r[a + "u"])
+    x = float(r[a]) if a in r else lo + float(r[a + "s"]) * (hi - lo)
+    return x + int(r.get("i" + a, 0)) * (hi - lo)
+(box_a, a), (box_b, b) = last_frame(sys.argv[1]), last_frame(sys.argv[2])
+assert sorted(a) == sorted(b), f"ids differ: {len(a)} and {len(b)} atoms"
+for i in a:
+    assert a[i]["type"] == b[i]["type"], (i, a[i], b[i])
+    for d in range(3):
+        L = box_a[d][1] - box_a[d][0]
+        assert abs(unwrapped(box_a, a[i], d) - unwrapped(box_b, b[i], d)) <= 1e-5 * L, (i, d, a[i], b[i])
+        v = "v" + "xyz"[d]
+        if v in b[i]:
+            assert abs(float(a[i][v]) - float(b[i][v])) <= 1e-5 * max(1.0, abs(float(b[i][v]))), (i, v)
+print(f"{len(a)} atoms the same up to the digits written")
+PY
 }
 
 # --- 3D, atom style atomic: an LJ melt, two types, after 300 steps (atoms have crossed faces) ----
@@ -65,6 +94,8 @@ timestep 0.005
 run 300
 write_data melt.data
 write_dump all custom melt.dump id type x y z vx vy vz ix iy iz mass modify format float %.17g sort id
+write_dump all custom meltu.dump id type xu yu zu vx vy vz modify format float %.17g
+write_dump all atom melt.atom modify image yes
 EOF
 lmp_run in.melt
 grep -q "Pair Coeffs" melt.data || fail "melt.data has no Pair Coeffs section (the test wants one skipped)"
@@ -73,7 +104,7 @@ cat > melt.toml <<EOF
 dimension = 3
 steps = 0
 [box]
-$(box_of melt.data 3)
+from = "melt.data"
 boundary = "periodic"
 [[particles]]
 generator = "lammps_data"
@@ -84,6 +115,28 @@ EOF
 "$PARDYN" run melt.toml -o melt -q || fail "pardyn reading melt.data"
 compare melt.dump melt/dump.lammpstrj images
 echo "ok: LAMMPS write_data (3D atomic, image flags, velocities) read by lammps_data"
+
+# The same atoms from LAMMPS's dumps, the box from the dump: custom with image flags (exact),
+# custom with unwrapped positions, atom style (scaled positions, image flags, 6 digits).
+for dump in melt.dump meltu.dump melt.atom; do
+  cat > from_dump.toml <<EOF
+[simulation]
+dimension = 3
+steps = 0
+[box]
+from = "$dump"
+[[particles]]
+generator = "lammps_dump"
+path = "$dump"
+masses = [1.0, 2.5]
+[[output]]
+type = "lammps_dump"
+EOF
+  "$PARDYN" run from_dump.toml -o "from_$dump" -q || fail "pardyn reading $dump"
+  near "from_$dump/dump.lammpstrj" "$dump"
+done
+compare melt.dump from_melt.dump/dump.lammpstrj images
+echo "ok: LAMMPS dumps (custom, unwrapped, atom scaled) read by lammps_dump"
 
 # --- 2D, atom style full, a wall along y: charges and molecules are read past ---------------------
 cat > in.full <<'EOF'
@@ -111,7 +164,7 @@ cat > full.toml <<EOF
 dimension = 2
 steps = 0
 [box]
-$(box_of full.data 2)
+from = "full.data"
 boundary = ["periodic", "wall"]
 [[particles]]
 generator = "lammps_data"
@@ -216,4 +269,89 @@ lmp_run in.read2
 grep -q "100 atoms added" in.read2.log || fail "read_dump did not add 100 atoms: $(grep -i atoms in.read2.log)"
 compare lj2/dump.lammpstrj back2.dump
 echo "ok: LAMMPS read_dump reads pardyn's lammps_dump (2D, wall and open axes)"
+
+# --- pardyn's data file read by LAMMPS: read_data, the run's law, run 0 ---------------------------
+# same_thermo THERMO.CSV LOG: pardyn's last row and LAMMPS's step-0 row agree (pe, ke, press).
+same_thermo() {
+  python3 - "$1" "$2" <<'PY' || fail "LAMMPS's run 0 after read_data differs from pardyn's thermo"
+import csv, sys
+row = list(csv.DictReader(open(sys.argv[1])))[-1]
+lines = open(sys.argv[2]).read().split("\n")
+head = next(i for i, l in enumerate(lines) if l.split()[:1] == ["Step"])
+lmp = dict(zip(lines[head].split(), map(float, lines[head + 1].split())))
+for ours, theirs in (("potential", "PotEng"), ("kinetic", "KinEng"), ("pressure", "Press")):
+    a, b = float(row[ours]), lmp[theirs]
+    assert abs(a - b) <= 1e-10 * max(abs(a), 1.0), f"{ours} {a!r} != LAMMPS {theirs} {b!r}"
+    print(f"{ours}: pardyn {a!r}, LAMMPS {b!r}")
+PY
+}
+# 3D: the LJ run above (lj/cut, not shifted), two types of different masses, 200 steps (atoms
+# have crossed faces).
+sed -e 's/^rcut = 2.5$/rcut = 2.5\nshift = false/' -e 's/^type = 1$/type = 1\nmass = 2.5/' \
+    -e 's/^type = "lammps_dump"$/type = "lammps_data"/' lj.toml > data3.toml
+printf '[[output]]\ntype = "thermo"\ninterval = 100\n' >> data3.toml
+"$PARDYN" run data3.toml -o data3 -q || fail "pardyn LJ run writing a data file"
+grep -q "^1 1$" data3/state.data && grep -q "^2 2.5$" data3/state.data ||
+  fail "data3/state.data: not the masses 1 and 2.5: $(head -n 20 data3/state.data)"
+cat > in.data3 <<'EOF'
+units lj
+atom_style atomic
+boundary p p p
+read_data data3/state.data
+pair_style lj/cut 2.5
+pair_coeff * * 1.0 1.0
+thermo_style custom step pe ke press
+thermo_modify norm no format float %.17g
+run 0
+EOF
+lmp_run in.data3
+same_thermo data3/thermo.csv in.data3.log
+echo "ok: LAMMPS read_data of pardyn's lammps_data output, run 0: pardyn's energies and pressure (3D)"
+
+# 2D, the shifted law (pair_modify shift yes).
+cat > data2.toml <<'EOF'
+[simulation]
+dimension = 2
+steps = 100
+threads = 1
+seed = 6
+[box]
+lo = [0.0, -3.0]
+hi = [12.0, 9.0]
+boundary = "periodic"
+[[particles]]
+generator = "lattice"
+kind = "square"
+spacing = 1.2
+temperature = 1.0
+[[potential]]
+type = "lennard_jones"
+rcut = 2.5
+[integrator]
+type = "leapfrog"
+dt = 0.002
+[[output]]
+type = "thermo"
+interval = 100
+[[output]]
+type = "lammps_data"
+interval = 100
+EOF
+"$PARDYN" run data2.toml -o data2 -q || fail "pardyn 2D LJ run writing a data file"
+cat > in.data2 <<'EOF'
+units lj
+dimension 2
+atom_style atomic
+boundary p p p
+read_data data2/state.data
+pair_style lj/cut 2.5
+pair_coeff * * 1.0 1.0
+pair_modify shift yes
+thermo_style custom step pe ke press
+thermo_modify norm no format float %.17g
+run 0
+EOF
+lmp_run in.data2
+same_thermo data2/thermo.csv in.data2.log
+echo "ok: LAMMPS read_data of pardyn's lammps_data output, run 0: pardyn's energies and pressure (2D)"
 echo "formats_lammps: all passed"

@@ -516,6 +516,23 @@ class Observer {
 enum class PluginKind { Potential, Scheme, Integrator, Modifier, Generator, Observer };
 const char* to_string(PluginKind k);
 
+// The box a file gives, for `[box] from = "file"`: a generator that reads files offers the box of
+// its format (FactoryInfo::file_box).
+struct FileBox {
+  std::string format;  // what the file is, for messages: "a LAMMPS data file"
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  // Whether the format says which axes are periodic (a dump's "pp ff mm", an XYZ's pbc); a LAMMPS
+  // data file does not, and [box] boundary must then be given.
+  bool has_boundary = false;
+  Boundary boundary[3] = {Boundary::Open, Boundary::Open, Boundary::Open};
+};
+// Reads the box of the file `path` at frame `frame` (0 the first, -1 the last; a file of one state
+// ignores it) for a run of `dim` dimensions. Returns false when the file is not of the generator's
+// format (judged from its first lines, without an error); throws Error ("path:line: what is wrong")
+// when it is but gives no box.
+using FileBoxReader =
+    std::function<bool(const std::string& path, std::int64_t frame, int dim, FileBox& out)>;
+
 struct FactoryInfo {
   PluginKind kind = PluginKind::Potential;
   std::string name;     // what a user writes in TOML: type = "name"
@@ -525,7 +542,8 @@ struct FactoryInfo {
   unsigned precisions = kPrecisionAll;
   unsigned backends = kCpu;
   Schema schema;
-  std::string library;  // set by the loader: the file the factory came from
+  std::string library;     // set by the loader: the file the factory came from
+  FileBoxReader file_box;  // generators that read a file: the box it gives (empty: none)
 };
 
 template <typename T>
