@@ -397,10 +397,10 @@ TEST(GeneratorRanges, UniformWithMinimumSpacingAnyCutIsTheWholeBlock) {
   expect_every_cut_matches("uniform", "count = 9000\nmin_spacing = 0.25", 2, walled2);
   expect_every_cut_matches("uniform", "count = 9000\nmin_spacing = 0.25", 2, periodic2);
   expect_every_cut_matches("uniform", "count = 5000\nmin_spacing = 0.6", 3, periodic3);
-  expect_every_cut_matches(
-      "uniform",
-      "count = 3000\nmin_spacing = 0.6\nregion_lo = [2.0, 3.0, 0.0]\nregion_hi = [14.0, 15.0, 15.0]",
-      3, open3);
+  expect_every_cut_matches("uniform",
+                           "count = 3000\nmin_spacing = 0.6\nregion_lo = [2.0, 3.0, "
+                           "0.0]\nregion_hi = [14.0, 15.0, 15.0]",
+                           3, open3);
 }
 
 TEST(GeneratorRanges, FileReadersMakeTheirBlockWhole) {

@@ -443,9 +443,9 @@ TEST(UniformGenerator, MinSpacingHoldsAcrossTilesAndPeriodicFaces) {
     int count;
   };
   // Packing fractions 0.30, 0.30, 0.25 (3D: 0.65 of jamming).
-  for (const Case& c : {Case{2, Boundary::Periodic, 112.8, 0.9, 6000},
-                        Case{2, Boundary::Wall, 112.8, 0.9, 6000},
-                        Case{3, Boundary::Periodic, 16, 0.9, 2600}}) {
+  for (const Case& c :
+       {Case{2, Boundary::Periodic, 112.8, 0.9, 6000}, Case{2, Boundary::Wall, 112.8, 0.9, 6000},
+        Case{3, Boundary::Periodic, 16, 0.9, 2600}}) {
     const Box box = test::cube(c.dim, 0, c.side, c.boundary);
     const HostParticles p = generate(
         "uniform",
@@ -519,9 +519,10 @@ TEST(UniformGenerator, MinSpacingIsRandomSequentialAddition) {
   stats(theirs, m2, se2, c2, cse2);
   EXPECT_NEAR(m1, m2, 4 * std::hypot(se1, se2)) << "mean nearest-neighbour distance";
   EXPECT_NEAR(c1, c2, 4 * std::hypot(cse1, cse2)) << "share of neighbours closer than 1.1 s";
-  std::printf("[ measured ] nearest neighbour: mean %.4f (textbook %.4f +- %.4f), closer than "
-              "1.1 s: %.4f (%.4f +- %.4f)\n",
-              m1, m2, std::hypot(se1, se2), c1, c2, std::hypot(cse1, cse2));
+  std::printf(
+      "[ measured ] nearest neighbour: mean %.4f (textbook %.4f +- %.4f), closer than "
+      "1.1 s: %.4f (%.4f +- %.4f)\n",
+      m1, m2, std::hypot(se1, se2), c1, c2, std::hypot(cse1, cse2));
 }
 
 // Uniform at every scale larger than the spacing: counts in 10 x 10 squares of a 20000-particle
@@ -551,10 +552,10 @@ TEST(UniformGenerator, NoParticleOnOrPastTheRegionsFacesInFloatOrDouble) {
   for (const double lo : {4553.5, 0.1}) {
     const double hi = lo == 0.1 ? 0.1 + 1e-4 : 4553.6;
     const std::string corners = "\nregion_lo = [" + format_number(lo, 17) + ", " +
-                                format_number(lo, 17) + "]\nregion_hi = [" +
-                                format_number(hi, 17) + ", " + format_number(hi, 17) + "]";
-    for (const std::string& params : {"count = 4000" + corners,
-                                      "count = 100\nmin_spacing = 1e-6" + corners}) {
+                                format_number(lo, 17) + "]\nregion_hi = [" + format_number(hi, 17) +
+                                ", " + format_number(hi, 17) + "]";
+    for (const std::string& params :
+         {"count = 4000" + corners, "count = 100\nmin_spacing = 1e-6" + corners}) {
       const HostParticles p = generate("uniform", params, 2, box);
       ASSERT_GT(p.size(), 0u);
       for (std::size_t i = 0; i < p.size(); ++i)

@@ -16,10 +16,10 @@ PARDYN_FOR_EACH_CUDA(clusters_gpu::Label)
 PARDYN_FOR_EACH_CUDA(clusters_gpu::Records)
 
 // The functors that read positions, for each dimension and precision.
-#define CLUSTERS_TYPED(Dim, Real)                               \
-  PARDYN_FOR_EACH_CUDA(clusters_gpu::Link<Dim, Real>)           \
-  PARDYN_FOR_EACH_CUDA(clusters_gpu::Occupy<Dim, Real>)         \
-  PARDYN_FOR_EACH_CUDA(clusters_gpu::MarkBoundary<Dim, Real>)   \
+#define CLUSTERS_TYPED(Dim, Real)                             \
+  PARDYN_FOR_EACH_CUDA(clusters_gpu::Link<Dim, Real>)         \
+  PARDYN_FOR_EACH_CUDA(clusters_gpu::Occupy<Dim, Real>)       \
+  PARDYN_FOR_EACH_CUDA(clusters_gpu::MarkBoundary<Dim, Real>) \
   PARDYN_FOR_EACH_CUDA(clusters_gpu::LinkIncoming<Dim, Real>)
 CLUSTERS_TYPED(2, float)
 CLUSTERS_TYPED(2, double)

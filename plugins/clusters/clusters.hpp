@@ -102,11 +102,20 @@ class Finder {
 // seconds with the backend synchronised at each lap, and this process's CPU seconds), and what
 // comes to the host from the backend and goes to other ranks.
 struct JoinStats {
-  enum Part { kFind, kGrid, kOccupy, kBoundary, kExchange, kLink, kComponents, kNumber, kLabel,
-              kParts };
-  static constexpr const char* kNames[kParts] = {"find",      "grid",       "occupy",
-                                                 "boundary",  "exchange",   "link",
-                                                 "components", "number",    "label"};
+  enum Part {
+    kFind,
+    kGrid,
+    kOccupy,
+    kBoundary,
+    kExchange,
+    kLink,
+    kComponents,
+    kNumber,
+    kLabel,
+    kParts
+  };
+  static constexpr const char* kNames[kParts] = {
+      "find", "grid", "occupy", "boundary", "exchange", "link", "components", "number", "label"};
   bool on = false;
   double wall[kParts] = {}, cpu[kParts] = {};
   std::uint64_t analyses = 0, sent = 0;

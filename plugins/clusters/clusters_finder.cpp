@@ -70,9 +70,9 @@ const CellList& Finder::find(const ParticleStore& s, const Box& box, double dist
   typed([&](auto real, auto dim) {
     using Real = decltype(real);
     constexpr int Dim = decltype(dim)::value;
-    for_each_index(b, n,
-                   Link<Dim, Real>{cl, PeriodicImage<Real>::make(box), Real(distance * distance),
-                                   parent});
+    for_each_index(
+        b, n,
+        Link<Dim, Real>{cl, PeriodicImage<Real>::make(box), Real(distance * distance), parent});
   });
   for_each_index(b, n, Flatten{parent});
   std::uint32_t* size = size_.zeroed(*mem_, n);
@@ -175,8 +175,8 @@ void Finder::components(std::uint32_t min_size, std::vector<CompRec>& boundary,
   for (;;) {
     for_each_index(store_->backend(), n,
                    Records{parent_.data(), size_.data(), min_id_.data(), flag_.data(), min_size,
-                           boundary_.data(), boundary_.capacity(), inner_.data(),
-                           inner_.capacity(), counters(2 + kBins)});
+                           boundary_.data(), boundary_.capacity(), inner_.data(), inner_.capacity(),
+                           counters(2 + kBins)});
     read_counters(2 + kBins);
     const bool room_boundary = fits(boundary_, counter(0));  // both grow before it runs again
     const bool room_inner = fits(inner_, counter(1));

@@ -133,8 +133,7 @@ PARDYN_HD PARDYN_INLINE void min(std::int64_t* p, std::int64_t v) {
 #else
   std::int64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (v < old &&
-         !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
+         !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 #endif
 }
 

@@ -180,11 +180,27 @@ void block_axis(const std::vector<char>& used, bool periodic, int& lo, int& len)
   if (periodic && gap > around) lo = gap_end, len = n - gap;
 }
 
-// Calls f(cell index) for every bit set in bits.
+// Calls f(c, k) for every cell set in `cells` (a bitmap over the whole grid, x fastest): c its
+// coordinates, k its index (none: `cells` empty). Row by row, a word at a time.
 template <class F>
-void for_each_set_bit(const std::vector<std::uint64_t>& bits, F&& f) {
-  for (std::size_t w = 0; w < bits.size(); ++w)
-    for (std::uint64_t b = bits[w]; b; b &= b - 1) f(w * 64 + std::size_t(__builtin_ctzll(b)));
+void for_each_set_cell(const CoarseGrid& g, const std::vector<std::uint64_t>& cells, F&& f) {
+  if (cells.empty()) return;
+  const std::size_t n0 = std::size_t(g.n[0]);
+  std::size_t begin = 0;
+  for (int c2 = 0; c2 < g.n[2]; ++c2)
+    for (int c1 = 0; c1 < g.n[1]; ++c1, begin += n0) {
+      const std::size_t end = begin + n0, first = begin >> 6, last = (end - 1) >> 6;
+      for (std::size_t w = first; w <= last; ++w) {
+        std::uint64_t b = cells[w];
+        if (w == first) b &= ~std::uint64_t(0) << (begin & 63);
+        if (w == last && (end & 63)) b &= (std::uint64_t(1) << (end & 63)) - 1;
+        for (; b; b &= b - 1) {
+          const std::size_t k = w * 64 + std::size_t(__builtin_ctzll(b));
+          const int c[3] = {int(k - begin), c1, c2};
+          f(c, k);
+        }
+      }
+    }
 }
 
 // The occupancy of the cells set in `cells` (a bitmap over the whole grid).
@@ -193,18 +209,14 @@ Occupancy occupancy(const CoarseGrid& g, const std::vector<std::uint64_t>& cells
   std::vector<char> used[3];
   for (int d = 0; d < 3; ++d) used[d].assign(std::size_t(g.n[d]), 0);
   bool any = false;
-  for_each_set_bit(cells, [&](std::size_t k) {
-    int c[3];
-    coords_of(g, k, c);
+  for_each_set_cell(g, cells, [&](const int(&c)[3], std::size_t) {
     for (int d = 0; d < 3; ++d) used[d][std::size_t(c[d])] = 1;
     any = true;
   });
   if (!any) return o;
   for (int d = 0; d < 3; ++d) block_axis(used[d], g.periodic[d], o.lo[d], o.len[d]);
   o.bits.assign((o.size() + 63) / 64, 0);
-  for_each_set_bit(cells, [&](std::size_t k) {
-    int c[3];
-    coords_of(g, k, c);
+  for_each_set_cell(g, cells, [&](const int(&c)[3], std::size_t) {
     const std::size_t b = o.local(c);
     o.bits[b >> 6] |= std::uint64_t(1) << (b & 63);
   });
@@ -278,8 +290,9 @@ std::vector<Near> near_ranks(const CoarseGrid& g, const std::vector<Occupancy>& 
 }
 
 // The ranks near the occupied cell at places l of this rank's block, onto t.ranks.
-void add_targets(const CoarseGrid& g, const std::vector<Occupancy>& occ, const std::vector<Near>& near,
-                 const Occupancy& own, const std::size_t (&l)[3], Targets& t) {
+void add_targets(const CoarseGrid& g, const std::vector<Occupancy>& occ,
+                 const std::vector<Near>& near, const Occupancy& own, const std::size_t (&l)[3],
+                 Targets& t) {
   const int c[3] = {own.coordinate(int(l[0]), 0), own.coordinate(int(l[1]), 1),
                     own.coordinate(int(l[2]), 2)};
   for (const Near& m : near) {

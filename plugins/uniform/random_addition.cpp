@@ -75,6 +75,16 @@ class Addition {
     if (ctx_.comm) ctx_.comm->sum(v, n);
   }
   Key cut(std::uint64_t k, const std::vector<Key>& mine);
+  std::vector<std::uint64_t> own_tiles(std::uint64_t first, std::uint64_t end) const;
+  void rounds(const std::vector<std::uint64_t>& mine,
+              const std::function<void(const AdditionStalled&)>& stalled);
+  // A kept candidate up to the cut, as the ids order them.
+  struct Point {
+    std::uint32_t epoch;
+    Key key;
+    const Candidate* c;
+  };
+  std::int64_t points_of(std::uint64_t t, std::vector<Point>& points) const;
 
   AdditionSetup s_;
   const GenerateContext& ctx_;
@@ -85,6 +95,8 @@ class Addition {
   std::uint32_t m_ = 1;            // candidates per tile and round
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<Ref> stack_;
+  std::uint32_t last_ = 0;  // the last round
+  Key limit_{0, 0, 0};      // the last kept candidate of the last round
 };
 
 // Tiles of about kTileParticles points, at least `spacing` (and a margin for rounding) wide, of
@@ -102,7 +114,7 @@ void Addition::plan() {
   std::int64_t most[3] = {1, 1, 1};
   for (int d = 0; d < dim; ++d) most[d] = std::max<std::int64_t>(1, std::int64_t(len[d] / wide));
   const double want = std::max(1.0, std::round(double(s_.count) / kTileParticles));
-  auto tiles_of = [&](double side, std::int64_t (&n)[3]) {
+  auto tiles_of = [&](double side, std::int64_t(&n)[3]) {
     double t = 1;
     for (int d = 0; d < dim; ++d) {
       const double q = std::round(len[d] / side);
@@ -183,9 +195,9 @@ void Addition::compact() {
   for (auto& p : tiles_) {
     if (!p) continue;
     auto& c = p->c;
-    c.erase(std::remove_if(c.begin(), c.end(),
-                           [](const Candidate& x) { return x.state == kRejected; }),
-            c.end());
+    c.erase(
+        std::remove_if(c.begin(), c.end(), [](const Candidate& x) { return x.state == kRejected; }),
+        c.end());
     index(*p);
   }
 }
@@ -238,8 +250,9 @@ int Addition::scan(const Ref& r, Ref& pending) {
           const std::uint32_t i = tu.slot[q];
           const Candidate& o = tu.c[i];
           if (o.state == kRejected) continue;
-          const bool before =
-              o.epoch != c.epoch ? o.epoch < c.epoch : Key{o.key, u, o.place} < Key{c.key, r.tile, c.place};
+          const bool before = o.epoch != c.epoch
+                                  ? o.epoch < c.epoch
+                                  : Key{o.key, u, o.place} < Key{c.key, r.tile, c.place};
           if (!before) continue;
           double r2 = 0;
           for (int d = 0; d < dim; ++d) {
@@ -293,8 +306,8 @@ void Addition::decide_round(std::uint64_t t, std::uint32_t epoch) {
 // found by bisection over the keys.
 Key Addition::cut(std::uint64_t k, const std::vector<Key>& mine) {
   auto count_le = [&](std::uint64_t key) {  // the candidates of all ranks with keys <= key
-    const auto it = std::partition_point(mine.begin(), mine.end(),
-                                         [&](const Key& m) { return m.key <= key; });
+    const auto it =
+        std::partition_point(mine.begin(), mine.end(), [&](const Key& m) { return m.key <= key; });
     std::int64_t c = std::int64_t(it - mine.begin());
     sum(&c, 1);
     return std::uint64_t(c);
@@ -323,78 +336,84 @@ Key Addition::cut(std::uint64_t k, const std::vector<Key>& mine) {
   return ties[std::size_t(k - before - 1)];
 }
 
-std::vector<double> Addition::make(std::uint64_t first, std::uint64_t end,
-                                   const std::function<void(const AdditionStalled&)>& stalled) {
-  const int dim = s_.dim;
-  const std::uint64_t count = s_.count, nt = tiles();
-  // The tiles this rank decides in every round: those whose middle id, were the ids spread
-  // evenly over the tiles, lies in its range (all of them for a process alone).
+// The tiles this rank decides in every round: those whose middle id, were the ids spread evenly
+// over the tiles, lies in its range [first, end) (all of them for a process alone).
+std::vector<std::uint64_t> Addition::own_tiles(std::uint64_t first, std::uint64_t end) const {
+  const std::uint64_t nt = tiles();
   std::vector<std::uint64_t> mine;
   for (std::uint64_t t = 0; t < nt; ++t) {
-    const unsigned __int128 mid = ((unsigned __int128)(2 * t + 1) * count) / (2 * nt);
+    const unsigned __int128 mid = ((unsigned __int128)(2 * t + 1) * s_.count) / (2 * nt);
     if (!ctx_.comm || (mid >= first && mid < end)) mine.push_back(t);
   }
-  {
-    std::int64_t covered = std::int64_t(mine.size());
-    sum(&covered, 1);
-    if (std::uint64_t(covered) != nt)
-      throw Error("uniform: internal error: the ranks' ranges do not cover the block");
-  }
-  // Rounds until `count` candidates are kept, or the candidates' budget is spent.
-  const double per_round = double(m_) * double(nt);
-  const std::uint64_t rounds =
-      std::max<std::uint64_t>(1, std::uint64_t(s_.max_attempts * double(count) / per_round));
+  std::int64_t covered = std::int64_t(mine.size());
+  sum(&covered, 1);
+  if (std::uint64_t(covered) != nt)
+    throw Error("uniform: internal error: the ranks' ranges do not cover the block");
+  return mine;
+}
+
+// Rounds until `count` candidates are kept (in all ranks' tiles), or the candidates' budget is
+// spent; then the cut among the last round's kept candidates (last_, limit_).
+void Addition::rounds(const std::vector<std::uint64_t>& mine,
+                      const std::function<void(const AdditionStalled&)>& stalled) {
+  const double per_round = double(m_) * double(tiles());
+  const std::uint64_t most =
+      std::max<std::uint64_t>(1, std::uint64_t(s_.max_attempts * double(s_.count) / per_round));
   std::uint64_t kept_before = 0;  // all ranks' kept candidates of the rounds before
-  std::uint32_t epoch = 0;
-  std::vector<Key> last;  // this rank's kept candidates of the last round
-  for (;; ++epoch) {
-    for (std::uint64_t t : mine) decide_round(t, epoch);
-    last.clear();
+  std::vector<Key> keys;          // this rank's kept candidates of the round
+  for (last_ = 0;; ++last_) {
+    for (std::uint64_t t : mine) decide_round(t, last_);
+    keys.clear();
     for (std::uint64_t t : mine)
       for (const Candidate& c : tiles_[std::size_t(t)]->c)
-        if (c.epoch == epoch && c.state == kKept) last.push_back(Key{c.key, t, c.place});
-    std::int64_t kept = std::int64_t(last.size());
+        if (c.epoch == last_ && c.state == kKept) keys.push_back(Key{c.key, t, c.place});
+    std::int64_t kept = std::int64_t(keys.size());
     sum(&kept, 1);
-    if (kept_before + std::uint64_t(kept) >= count) break;
+    if (kept_before + std::uint64_t(kept) >= s_.count) break;
     kept_before += std::uint64_t(kept);
-    if (epoch + 1 >= rounds) {
-      stalled(AdditionStalled{kept_before, double(rounds) * per_round});
+    if (last_ + 1 >= most) {
+      stalled(AdditionStalled{kept_before, double(most) * per_round});
       throw Error("uniform: random sequential addition stalled");
     }
     compact();
   }
-  std::sort(last.begin(), last.end());
-  const Key limit = cut(count - kept_before, last);
-  // Tile t's points, in order (round, key, place): the kept candidates up to the cut.
-  struct Point {
-    std::uint32_t epoch;
-    Key key;
-    const Candidate* c;
-  };
-  auto points_of = [&](std::uint64_t t, std::vector<Point>& points) {
-    points.clear();
-    for (const Candidate& c : tiles_[std::size_t(t)]->c) {
-      if (c.state != kKept || c.epoch > epoch) continue;
-      const Key key{c.key, t, c.place};
-      if (c.epoch == epoch && limit < key) continue;
-      points.push_back(Point{c.epoch, key, &c});
-    }
-    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-      return a.epoch != b.epoch ? a.epoch < b.epoch : a.key < b.key;
-    });
-    return std::int64_t(points.size());
-  };
-  // Every tile's points, from the ranks that decided it; the first id of each tile.
+  std::sort(keys.begin(), keys.end());
+  limit_ = cut(s_.count - kept_before, keys);
+}
+
+// Tile t's points, in order (round, key, place): its kept candidates up to the cut.
+std::int64_t Addition::points_of(std::uint64_t t, std::vector<Point>& points) const {
+  points.clear();
+  for (const Candidate& c : tiles_[std::size_t(t)]->c) {
+    if (c.state != kKept || c.epoch > last_) continue;
+    const Key key{c.key, t, c.place};
+    if (c.epoch == last_ && limit_ < key) continue;
+    points.push_back(Point{c.epoch, key, &c});
+  }
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    return a.epoch != b.epoch ? a.epoch < b.epoch : a.key < b.key;
+  });
+  return std::int64_t(points.size());
+}
+
+std::vector<double> Addition::make(std::uint64_t first, std::uint64_t end,
+                                   const std::function<void(const AdditionStalled&)>& stalled) {
+  const int dim = s_.dim;
+  const std::uint64_t nt = tiles();
+  const std::vector<std::uint64_t> mine = own_tiles(first, end);
+  rounds(mine, stalled);
+  // Every tile's points, from the ranks that decided it: the first id of each tile.
   std::vector<std::int64_t> counts(std::size_t(nt), 0);
   std::vector<Point> points;
   for (std::uint64_t t : mine) counts[std::size_t(t)] = points_of(t, points);
   sum(counts.data(), counts.size());
+  // The tiles of this rank's ids (deciding those it did not decide in the rounds).
   std::vector<double> out(std::size_t(end - first) * std::size_t(dim));
   std::uint64_t id = 0;
   for (std::uint64_t t = 0; t < nt && id < end; id += std::uint64_t(counts[std::size_t(t)]), ++t) {
     if (id + std::uint64_t(counts[std::size_t(t)]) <= first) continue;
     if (!std::binary_search(mine.begin(), mine.end(), t))
-      for (std::uint32_t e = 0; e <= epoch; ++e) decide_round(t, e);
+      for (std::uint32_t e = 0; e <= last_; ++e) decide_round(t, e);
     if (points_of(t, points) != counts[std::size_t(t)])
       throw Error("uniform: internal error: the ranks disagree on a tile's points");
     for (std::size_t j = 0; j < points.size(); ++j) {

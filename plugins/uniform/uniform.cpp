@@ -80,16 +80,20 @@ class Uniform final : public Generator {
 
     const std::uint64_t n = std::uint64_t(count_);
     const std::uint64_t first = std::min(ctx.first, n), end = ctx.end(n);
-    HostParticles hp(dim);
-    hp.resize(std::size_t(end - first));
-    std::fill(hp.mass.begin(), hp.mass.end(), mass_);
-    std::fill(hp.type.begin(), hp.type.end(), 0);
-    for (int d = 0; d < dim; ++d) std::fill(hp.v[d].begin(), hp.v[d].end(), 0.0);
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int d = 0; d < dim; ++d) safe_interval(region.lo[d], region.hi[d], lo[d], hi[d]);
+    auto particles = [&] {
+      HostParticles hp(dim);
+      hp.resize(std::size_t(end - first));
+      std::fill(hp.mass.begin(), hp.mass.end(), mass_);
+      std::fill(hp.type.begin(), hp.type.end(), 0);
+      for (int d = 0; d < dim; ++d) std::fill(hp.v[d].begin(), hp.v[d].end(), 0.0);
+      return hp;
+    };
 
     if (min_spacing_ == 0) {
       // Particle i: dim numbers from its chunk's stream.
+      HostParticles hp = particles();
       for_each_particle(ctx, first, end, [&](std::uint64_t i, std::mt19937_64& rng, bool keep) {
         for (int d = 0; d < dim; ++d) {
           const double x = region.lo[d] + region.length(d) * uniform01(rng);
@@ -118,6 +122,7 @@ class Uniform final : public Generator {
                format_number(dim == 2 ? kJamming2D : kJamming3D, 3) +
                "; lower min_spacing or count, enlarge the region, or raise max_attempts");
         });
+    HostParticles hp = particles();  // after the candidates are freed: a lower peak of memory
     for (std::size_t i = 0; i < hp.size(); ++i)
       for (int d = 0; d < dim; ++d) hp.x[d][i] = x[i * std::size_t(dim) + std::size_t(d)];
     return hp;
@@ -168,21 +173,18 @@ FactoryInfo uniform_info() {
   f.name = "uniform";
   f.summary = "particles uniformly at random in a region, optionally with a minimum spacing";
   f.doc =
-      "Positions uniform in [region_lo, region_hi) (default: the box); velocities zero (the\n"
-      "block's `temperature` adds thermal ones). With min_spacing = s > 0 a candidate closer than "
-      "s\n"
-      "to a particle already placed is rejected (random sequential addition), checked on a cell "
-      "grid\n"
-      "at O(1) per candidate; where the region spans a periodic axis of the box, distances are\n"
-      "minimum images. Random sequential addition jams at the packing fraction\n"
+      "Positions uniform in [region_lo, region_hi) (default: the box), never on or past a face\n"
+      "of the region in double or float; velocities zero (the block's `temperature` adds thermal\n"
+      "ones). With min_spacing = s > 0 a candidate closer than s to a particle kept before it is\n"
+      "rejected (random sequential addition), in the order of random keys so that each rank of a\n"
+      "parallel run makes its part (the same particles on any number of ranks), at O(1) per\n"
+      "candidate; where the region spans a periodic axis of the box, distances are minimum\n"
+      "images. Random sequential addition jams at the packing fraction\n"
       "  2D: phi = N (pi s^2 / 4) / A = 0.547       3D: phi = N (pi s^3 / 6) / V = 0.384\n"
-      "(A, V: the region grown by s/2 on each side of a non-periodic axis). A request above that "
-      "is\n"
-      "refused at once; close below it placement slows sharply (a million spheres at phi = 0.3 "
-      "take\n"
-      "tens of seconds), and after max_attempts * count candidates it stops with the number "
-      "placed.\n"
-      "For dense packings use `lattice` with a `temperature`.";
+      "(A, V: the region grown by s/2 on each side of a non-periodic axis). A request above that\n"
+      "is refused at once; close below it placement slows sharply, and after max_attempts * count\n"
+      "candidates it stops with the number placed. For dense packings use `lattice` with a\n"
+      "`temperature`. docs/generators.md says how the ranks share the work.";
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
