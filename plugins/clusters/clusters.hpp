@@ -67,14 +67,16 @@ class Finder {
   // Calls f(Real(), std::integral_constant<int, Dim>()) for the store's precision and dimension.
   template <class F>
   void typed(F&& f) const;
-  // Zeroed counters on the backend, n of them.
+  // Zeroed counters on the backend, n of them; read_counters() copies them to the host, where
+  // counter(k) reads them.
   std::uint64_t* counters(std::size_t n);
-  // The counters after a functor that appends to lists ran: false, and room for `needed` in
-  // `list`, when it had less (the functor then runs again).
+  void read_counters(std::size_t n);
   std::uint64_t counter(std::size_t k) const { return host_counters_[k]; }
+  // After a functor appended `needed` entries to `list`: true when they all fit; else false, with
+  // room for them made (the functor then runs again).
   template <class T>
   bool fits(BackendBuffer<T>& list, std::uint64_t needed);
-  void read_counters(std::size_t n);
+  // The first n entries of `from` into `to` (counted in to_host()).
   template <class T>
   void download(const BackendBuffer<T>& from, std::vector<T>& to, std::uint64_t n);
 
