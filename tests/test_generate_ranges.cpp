@@ -385,12 +385,22 @@ TEST(GeneratorRanges, TheDocumentedExampleAnyCutIsTheWholeBlock) {
   expect_every_cut_matches([] { return std::make_shared<Ring>(10000); }, 2, box);
 }
 
-TEST(GeneratorRanges, UniformWithMinimumSpacingMakesItsBlockWhole) {
-  const Box box = test::cube(2, 0, 10, Boundary::Open);
-  auto gen = make("uniform", "count = 100\nmin_spacing = 0.3", 2, box);
-  EXPECT_LT(gen->particles(context(2, box, 0, 0, nullptr)), 0);
-  // Asked for a range anyway, it makes the whole block (the framework keeps each rank's part).
-  EXPECT_EQ(gen->generate(context(2, box, 10, 5, nullptr)).size(), 100u);
+// Random sequential addition in key order (plugins/uniform/random_addition.hpp): each "rank"
+// decides its own tiles (about 1024 particles each) and those of its ids; any cut, an empty range
+// and a range of one particle among them, gives the particles of one process, ids included. Walled,
+// periodic (minimum images across the faces) and open; a region inside the box.
+TEST(GeneratorRanges, UniformWithMinimumSpacingAnyCutIsTheWholeBlock) {
+  const Box walled2 = test::cube(2, 0, 40, Boundary::Wall),
+            periodic2 = test::cube(2, 0, 40, Boundary::Periodic),
+            periodic3 = test::cube(3, 0, 15, Boundary::Periodic),
+            open3 = test::cube(3, 0, 15, Boundary::Open);
+  expect_every_cut_matches("uniform", "count = 9000\nmin_spacing = 0.25", 2, walled2);
+  expect_every_cut_matches("uniform", "count = 9000\nmin_spacing = 0.25", 2, periodic2);
+  expect_every_cut_matches("uniform", "count = 5000\nmin_spacing = 0.6", 3, periodic3);
+  expect_every_cut_matches("uniform",
+                           "count = 3000\nmin_spacing = 0.6\nregion_lo = [2.0, 3.0, "
+                           "0.0]\nregion_hi = [14.0, 15.0, 15.0]",
+                           3, open3);
 }
 
 TEST(GeneratorRanges, FileReadersMakeTheirBlockWhole) {

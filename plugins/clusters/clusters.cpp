@@ -3,13 +3,14 @@
 // of clusters of at least `min_size` particles and the fraction of all particles in the largest, and
 // gives every particle its cluster id (`cluster` in the VTK frames: 0 = the largest cluster, 1 the
 // next, ...; -1 for particles in no cluster of min_size). Runs on the store's backend: the cell
-// list is built and the union-find runs on the GPU for CUDA runs. On several ranks each rank finds
-// its own particles' components so, and join_ranks() (clusters_parallel.cpp) joins them across
-// the ranks: the same clusters as one rank finds.
+// list is built and the union-find runs on the GPU for CUDA runs (Finder, clusters_finder.cpp). On
+// several ranks each rank finds its own particles' components so, and join_ranks()
+// (clusters_parallel.cpp) joins them across the ranks: the same clusters as one rank finds.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -24,57 +25,6 @@ namespace pardyn::plugins::clusters {
 
 namespace {
 
-class CpuFinder final : public Finder {
- public:
-  void find(const CellList& cl, std::uint32_t min_size, Found& out) override {
-    const std::size_t n = cl.n;
-    parent_.resize(n);
-    std::iota(parent_.begin(), parent_.end(), 0u);
-    auto root = [&](std::uint32_t x) {
-      while (parent_[x] != x) {
-        parent_[x] = parent_[parent_[x]];
-        x = parent_[x];
-      }
-      return x;
-    };
-    for (std::size_t k = 0; k < n; ++k)
-      for (std::uint32_t m = 0; m < cl.nl_count[k]; ++m) {
-        const std::uint32_t j = cl.neighbour(k, m);
-        if (j <= k) continue;
-        std::uint32_t a = root(std::uint32_t(k)), b = root(j);
-        if (a == b) continue;
-        if (a < b) std::swap(a, b);
-        parent_[a] = b;
-      }
-    size_.assign(n, 0);
-    for (std::size_t k = 0; k < n; ++k) {
-      parent_[k] = root(std::uint32_t(k));
-      ++size_[parent_[k]];
-    }
-    out.big.clear();
-    for (auto& h : out.hist) h = 0;
-    for (std::size_t k = 0; k < n; ++k)
-      if (parent_[k] == k) {
-        ++out.hist[size_bin(size_[k])];
-        if (size_[k] >= min_size) out.big.push_back(Component{std::uint32_t(k), size_[k]});
-      }
-  }
-  void roots(const CellList& cl, std::vector<std::uint32_t>& root_of_index) override {
-    root_of_index.resize(cl.n);
-    for (std::size_t k = 0; k < cl.n; ++k) root_of_index[cl.order[k]] = parent_[k];
-  }
-  void label(const CellList& cl, const std::vector<Component>& big,
-             const std::vector<std::int32_t>& id_of_big, std::int32_t* labels) override {
-    id_of_root_.assign(cl.n, -1);
-    for (std::size_t i = 0; i < big.size(); ++i) id_of_root_[big[i].root] = id_of_big[i];
-    for (std::size_t k = 0; k < cl.n; ++k) labels[cl.order[k]] = id_of_root_[parent_[k]];
-  }
-
- private:
-  std::vector<std::uint32_t> parent_, size_;
-  std::vector<std::int32_t> id_of_root_;
-};
-
 class Clusters final : public Observer {
  public:
   Clusters(double distance, std::int64_t min_size) : distance_(distance), min_size_(min_size) {}
@@ -87,6 +37,8 @@ class Clusters final : public Observer {
   std::vector<std::string> files() const override { return {"clusters.csv"}; }
   void begin(const RunInfo& run) override {
     if (!run.output_dir.empty() && run.rank == 0) path_ = run.output_dir + "/clusters.csv";
+    rank_ = run.rank;
+    stats_.on = run.ranks > 1 && std::getenv("PARDYN_PARALLEL_STATS");
     // A resumed run appends to the rows up to the checkpoint's step.
     append_ = !path_.empty() && run.resume && resume_csv(path_, run.resume_step);
   }
@@ -98,8 +50,14 @@ class Clusters final : public Observer {
     }
     ParticleStore& s = ctx.store();
     const std::size_t n = s.size();
-    const CellList& cl = find(ctx, min_size32());
-    // Ids by decreasing size (ties: the smaller root first, deterministic).
+    found_.big.clear();
+    for (auto& h : found_.hist) h = 0;
+    if (n) {
+      finder(s).find(s, ctx.run().box, distance_);
+      finder_->select(min_size32(), found_);
+    }
+    // Ids by decreasing size (ties: the smaller root first, deterministic: a component's root is
+    // its smallest slot).
     std::vector<Component>& big = found_.big;
     std::sort(big.begin(), big.end(), [](const Component& a, const Component& b) {
       return a.size != b.size ? a.size > b.size : a.root < b.root;
@@ -110,7 +68,8 @@ class Clusters final : public Observer {
       ids_[c] = std::int32_t(c);
       clustered += big[c].size;
     }
-    finder_->label(cl, big, ids_, s.label("cluster"));
+    std::int32_t* labels = s.label("cluster");  // made even for no particles: frames list it
+    if (n) finder_->label(big, ids_, labels);
     const std::size_t largest = big.empty() ? 0 : big[0].size;
     set_columns(t, first, n, big.size(), largest, clustered);
     write_histogram(t, n, big.size(), clustered, found_.hist);
@@ -120,6 +79,8 @@ class Clusters final : public Observer {
   void end() override {
     if (file_) std::fclose(file_);
     file_ = nullptr;
+    stats_.print(rank_, finder_ ? finder_->to_host() : 0);
+    stats_.analyses = 0;  // printed once
   }
   ~Clusters() override { end(); }
 
@@ -128,47 +89,31 @@ class Clusters final : public Observer {
     return std::uint32_t(std::min<std::int64_t>(min_size_, 0xffffffff));
   }
 
-  // The components of this rank's particles: the cell list and the union-find on the store's
-  // backend (found_ holds those of at least min_size and the histogram).
-  const CellList& find(StepContext& ctx, std::uint32_t min_size) {
-    ParticleStore& s = ctx.store();
-    CellListOptions o;
-    o.cutoff = distance_;
-    o.skin = 0;
-    o.neighbour_list = true;
-    builder_.update(s, ctx.run().box, o);
-    const CellList& cl = builder_.list();
-    if (!finder_ || finder_backend_ != s.backend()) {
-      if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-        finder_ = make_cuda_finder();
-#else
-        throw Error("clusters: this plugin was built without CUDA; use backend = \"cpu\"");
-#endif
-      } else {
-        finder_ = make_cpu_finder();
-      }
-      finder_backend_ = s.backend();
+  // The finder for s's backend memory (made anew if the store changed backend).
+  Finder& finder(const ParticleStore& s) {
+    if (!finder_ || finder_memory_ != &s.memory()) {
+      finder_ = std::make_unique<Finder>();
+      finder_memory_ = &s.memory();
     }
-    finder_->find(cl, min_size, found_);
-    return cl;
+    return *finder_;
   }
 
-  // Several ranks: each rank's components, joined over the ranks by join_ranks() on the host (the
-  // root slots, positions and ids of this rank's particles come to the host for it).
+  // Several ranks: each rank's components, joined over the ranks by join_ranks().
   void analyse_ranks(StepContext& ctx, Thermo& t, std::size_t first) {
     ParticleStore& s = ctx.store();
     const RunInfo& run = ctx.run();
-    roots_.clear();
-    const CellList* cl = nullptr;
+    Finder* f = nullptr;
+    stats_.lap(-1, nullptr);
     if (s.size()) {
-      cl = &find(ctx, 0xffffffffu);  // no component is listed: the sizes that count are global
-      finder_->roots(*cl, roots_);
+      f = &finder(s);
+      f->find(s, run.box, distance_);
     }
-    s.download(host_, ParticleStore::kPosition | ParticleStore::kId);
-    join_ranks(*run.comm, run.box, s.precision(), distance_, min_size32(), host_, roots_, joined_);
+    stats_.lap(JoinStats::kFind, f);
+    join_ranks(*run.comm, run.box, run.dim, distance_, min_size32(), f, joined_, &stats_);
     std::int32_t* labels = s.label("cluster");
-    if (cl) finder_->label(*cl, joined_.big, joined_.id_of_big, labels);
+    if (f) f->label(joined_.big, joined_.id_of_big, labels);
+    stats_.lap(JoinStats::kLabel, f);
+    ++stats_.analyses;
     set_columns(t, first, joined_.n, joined_.n_clusters, joined_.largest, joined_.clustered);
     write_histogram(t, joined_.n, joined_.n_clusters, joined_.clustered, joined_.hist);
   }
@@ -216,24 +161,17 @@ class Clusters final : public Observer {
   bool append_ = false;
   double distance_;
   std::int64_t min_size_;
-  CellListBuilder builder_;
   std::unique_ptr<Finder> finder_;
-  Backend finder_backend_ = Backend::Cpu;
+  const MemoryResource* finder_memory_ = nullptr;
   Found found_;
   std::vector<std::int32_t> ids_;
-  std::vector<std::uint32_t> roots_;  // parallel runs: the root slot of each particle, by index
-  HostParticles host_;
   Joined joined_;
+  JoinStats stats_;
+  int rank_ = 0;
   std::string path_;
   std::FILE* file_ = nullptr;
   int bins_ = 0;
 };
-
-}  // namespace
-
-std::unique_ptr<Finder> make_cpu_finder() { return std::make_unique<CpuFinder>(); }
-
-namespace {
 
 const char* const kDoc = R"(Cluster analysis for condensation (friends-of-friends). Two particles
 closer than `distance` are linked; the connected components of these links are the clusters.

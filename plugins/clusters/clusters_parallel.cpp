@@ -1,17 +1,21 @@
 // clusters on several ranks: the join of the ranks' components (join_ranks, clusters.hpp). Each rank
-// has found the components of its own particles; a cluster of the whole system may hold components
-// of several ranks, linked by pairs of particles of different ranks closer than `distance`.
+// has found the components of its own particles (Finder::find); a cluster of the whole system may
+// hold components of several ranks, linked by pairs of particles of different ranks closer than
+// `distance`. The per-particle steps run on each rank's backend (the Finder's, on the GPU for CUDA
+// runs); what comes to the host and travels between the ranks is per cell of a coarse grid, per
+// boundary particle or per component, never per particle of the rank.
 //
 // 1. A coarse grid over the box, of cells at least `distance` wide (at most kMaxCells of them):
-//    every rank tells the others which cells its particles occupy (a bitmap over the block of
-//    cells that holds them). Two particles closer than `distance` lie in the same or adjacent
-//    cells, whatever the ownership (sub-boxes, a Morton split, blocks of the ring).
+//    every rank finds the cells its particles occupy (a bitmap over the grid, on its backend) and
+//    tells the others (a bitmap over the block of cells that holds them). Two particles closer than
+//    `distance` lie in the same or adjacent cells, whatever the ownership (sub-boxes, a Morton
+//    split, blocks of the ring).
 // 2. A particle with a cell of another rank among its cell's 3^dim neighbours (its own included)
 //    is a boundary particle, and its component a boundary component. Of each two ranks that touch
 //    so, one (receiver()) receives the other's boundary particles near it: position and root slot.
-// 3. The receiver tests them against its own boundary particles, in the store's precision as the
-//    cell list tests its pairs: each pair closer than `distance` is an edge (own root, sender,
-//    sender's root).
+// 3. The receiver tests them against its own particles on its backend (through its cell list, with
+//    the test of the pairs on one rank): each pair closer than `distance` is an edge (own root,
+//    sender, sender's root).
 // 4. Rank 0 gathers the boundary components (size, smallest particle id), the edges, and, of the
 //    other components (complete on their rank), the histogram of their sizes and those of
 //    min_size. A union-find over the boundary components joins them; the clusters of min_size are
@@ -32,22 +36,12 @@ namespace {
 // The coarse grid: at most this many cells (a rank's bitmap is at most 128 KiB).
 constexpr std::size_t kMaxCells = std::size_t(1) << 20;
 
-// A component as rank 0 sees it: root slot on its rank, size, smallest particle id.
-struct CompRec {
-  std::uint32_t slot;
-  std::uint32_t size;
-  std::int64_t min_id;
-};
-// Two components linked across ranks: the receiver's root slot, the sender's rank and root slot.
-struct Edge {
-  std::uint32_t own, rank, other;
-  bool operator<(const Edge& e) const {
-    return own != e.own ? own < e.own : rank != e.rank ? rank < e.rank : other < e.other;
-  }
-  bool operator==(const Edge& e) const {
-    return own == e.own && rank == e.rank && other == e.other;
-  }
-};
+bool edge_less(const Edge& a, const Edge& b) {
+  return a.own != b.own ? a.own < b.own : a.rank != b.rank ? a.rank < b.rank : a.other < b.other;
+}
+bool same_edge(const Edge& a, const Edge& b) {
+  return a.own == b.own && a.rank == b.rank && a.other == b.other;
+}
 
 // Of two ranks whose particles come within `distance`, the one that receives the other's boundary
 // particles and finds the pairs: alternating, so that each rank receives from about half the
@@ -57,76 +51,48 @@ int receiver(int a, int b) {
   return (lo + hi) % 2 ? lo : hi;
 }
 
-// A cell's coordinates on the grid.
-struct Cell {
-  int c[3];
-};
-
-struct Grid {
-  int dim = 3;
-  int n[3] = {1, 1, 1};
-  double lo[3] = {0, 0, 0};
-  double inv_w[3] = {0, 0, 0};
-  bool periodic[3] = {false, false, false};
-
-  std::size_t cells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
-  // The cell coordinate along axis d: wrapped on periodic axes, clamped elsewhere (NaN: 0).
-  int coord(double x, int d) const {
-    double f = (x - lo[d]) * inv_w[d];
-    if (periodic[d] && !(f >= 0 && f < double(n[d])))
-      f -= double(n[d]) * std::floor(f / double(n[d]));
-    f = f >= 0 ? f : 0;
-    f = f <= double(n[d]) ? f : double(n[d]);
-    const int c = int(f);
-    return c >= n[d] ? n[d] - 1 : c;
-  }
-  Cell cell_of(const HostParticles& hp, std::size_t i) const {
-    Cell c{{0, 0, 0}};
-    for (int d = 0; d < dim; ++d) c.c[d] = coord(hp.x[d][i], d);
-    return c;
-  }
-  std::size_t index(const int (&c)[3]) const {
-    return (std::size_t(c[2]) * std::size_t(n[1]) + std::size_t(c[1])) * std::size_t(n[0]) +
-           std::size_t(c[0]);
-  }
-  // Calls f(cell coordinates) for the cell c and its neighbours, each once (a periodic axis of
-  // fewer than 3 cells: all of its cells).
-  template <class F>
-  void for_each_neighbour(const int (&c)[3], F&& f) const {
-    int a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
-    for (int d = 0; d < dim; ++d) {
-      if (periodic[d] && n[d] < 3) {
-        a[d] = 0, b[d] = n[d] - 1;
-      } else if (periodic[d]) {
-        a[d] = c[d] - 1, b[d] = c[d] + 1;
-      } else {
-        a[d] = std::max(c[d] - 1, 0), b[d] = std::min(c[d] + 1, n[d] - 1);
-      }
+// Calls f(cell coordinates) for the cell c of g and its neighbours, each once (a periodic axis of
+// fewer than 3 cells: all of its cells).
+template <class F>
+void for_each_neighbour(const CoarseGrid& g, const int (&c)[3], F&& f) {
+  int a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+  for (int d = 0; d < g.dim; ++d) {
+    if (g.periodic[d] && g.n[d] < 3) {
+      a[d] = 0, b[d] = g.n[d] - 1;
+    } else if (g.periodic[d]) {
+      a[d] = c[d] - 1, b[d] = c[d] + 1;
+    } else {
+      a[d] = std::max(c[d] - 1, 0), b[d] = std::min(c[d] + 1, g.n[d] - 1);
     }
-    auto wrap = [&](int v, int d) { return v < 0 ? v + n[d] : (v >= n[d] ? v - n[d] : v); };
-    for (int k2 = a[2]; k2 <= b[2]; ++k2)
-      for (int k1 = a[1]; k1 <= b[1]; ++k1)
-        for (int k0 = a[0]; k0 <= b[0]; ++k0) {
-          const int w[3] = {wrap(k0, 0), wrap(k1, 1), wrap(k2, 2)};
-          f(w);
-        }
   }
-};
+  auto wrap = [&](int v, int d) { return v < 0 ? v + g.n[d] : (v >= g.n[d] ? v - g.n[d] : v); };
+  for (int k2 = a[2]; k2 <= b[2]; ++k2)
+    for (int k1 = a[1]; k1 <= b[1]; ++k1)
+      for (int k0 = a[0]; k0 <= b[0]; ++k0) {
+        const int w[3] = {wrap(k0, 0), wrap(k1, 1), wrap(k2, 2)};
+        f(w);
+      }
+}
 
-// The grid over the box (periodic axes) or over all ranks' particles (other axes). Collective.
-Grid make_grid(Comm& comm, const Box& box, int dim, double distance, const HostParticles& hp,
-               std::size_t n) {
-  Grid g;
+// The coordinates of the cell of index k.
+void coords_of(const CoarseGrid& g, std::size_t k, int (&c)[3]) {
+  c[0] = int(k % std::size_t(g.n[0]));
+  c[1] = int(k / std::size_t(g.n[0]) % std::size_t(g.n[1]));
+  c[2] = int(k / (std::size_t(g.n[0]) * std::size_t(g.n[1])));
+}
+
+// The grid over the box (periodic axes) or over the cell lists of all ranks (other axes: the box
+// on walled axes, the particles' extent on open ones). Collective.
+CoarseGrid make_grid(Comm& comm, const Box& box, int dim, double distance, const Finder* f) {
+  CoarseGrid g;
   g.dim = dim;
   double ext[6];
   for (int d = 0; d < dim; ++d) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (std::size_t i = 0; i < n; ++i) {
-      lo = std::min(lo, hp.x[d][i]);
-      hi = std::max(hi, hp.x[d][i]);
-    }
-    ext[2 * d] = -lo;
-    ext[2 * d + 1] = hi;
+    ext[2 * d] = ext[2 * d + 1] = -std::numeric_limits<double>::infinity();
+    if (!f) continue;
+    const CellList& cl = f->list();
+    ext[2 * d] = -cl.origin[d];
+    ext[2 * d + 1] = cl.origin[d] + double(cl.cells[d]) * cl.width[d];
   }
   comm.max(ext, std::size_t(2 * dim));
   // Cells a little wider than `distance`, so that rounding cannot put a pair two cells apart.
@@ -159,7 +125,7 @@ struct Occupancy {
   std::vector<std::uint64_t> bits;
 
   Occupancy() = default;
-  explicit Occupancy(const Grid& g) {
+  explicit Occupancy(const CoarseGrid& g) {
     for (int d = 0; d < 3; ++d) n[d] = g.n[d], periodic[d] = g.periodic[d];
   }
   bool empty() const { return len[0] == 0; }
@@ -214,24 +180,51 @@ void block_axis(const std::vector<char>& used, bool periodic, int& lo, int& len)
   if (periodic && gap > around) lo = gap_end, len = n - gap;
 }
 
-Occupancy occupancy(const Grid& g, const std::vector<Cell>& cells) {
+// Calls f(c, k) for every cell set in `cells` (a bitmap over the whole grid, x fastest): c its
+// coordinates, k its index (none: `cells` empty). Row by row, a word at a time.
+template <class F>
+void for_each_set_cell(const CoarseGrid& g, const std::vector<std::uint64_t>& cells, F&& f) {
+  if (cells.empty()) return;
+  const std::size_t n0 = std::size_t(g.n[0]);
+  std::size_t begin = 0;
+  for (int c2 = 0; c2 < g.n[2]; ++c2)
+    for (int c1 = 0; c1 < g.n[1]; ++c1, begin += n0) {
+      const std::size_t end = begin + n0, first = begin >> 6, last = (end - 1) >> 6;
+      for (std::size_t w = first; w <= last; ++w) {
+        std::uint64_t b = cells[w];
+        if (w == first) b &= ~std::uint64_t(0) << (begin & 63);
+        if (w == last && (end & 63)) b &= (std::uint64_t(1) << (end & 63)) - 1;
+        for (; b; b &= b - 1) {
+          const std::size_t k = w * 64 + std::size_t(__builtin_ctzll(b));
+          const int c[3] = {int(k - begin), c1, c2};
+          f(c, k);
+        }
+      }
+    }
+}
+
+// The occupancy of the cells set in `cells` (a bitmap over the whole grid).
+Occupancy occupancy(const CoarseGrid& g, const std::vector<std::uint64_t>& cells) {
   Occupancy o(g);
-  if (cells.empty()) return o;
-  for (int d = 0; d < 3; ++d) {
-    std::vector<char> used(std::size_t(g.n[d]), 0);
-    for (const Cell& c : cells) used[std::size_t(c.c[d])] = 1;
-    block_axis(used, g.periodic[d], o.lo[d], o.len[d]);
-  }
+  std::vector<char> used[3];
+  for (int d = 0; d < 3; ++d) used[d].assign(std::size_t(g.n[d]), 0);
+  bool any = false;
+  for_each_set_cell(g, cells, [&](const int(&c)[3], std::size_t) {
+    for (int d = 0; d < 3; ++d) used[d][std::size_t(c[d])] = 1;
+    any = true;
+  });
+  if (!any) return o;
+  for (int d = 0; d < 3; ++d) block_axis(used[d], g.periodic[d], o.lo[d], o.len[d]);
   o.bits.assign((o.size() + 63) / 64, 0);
-  for (const Cell& c : cells) {
-    const std::size_t b = o.local(c.c);
+  for_each_set_cell(g, cells, [&](const int(&c)[3], std::size_t) {
+    const std::size_t b = o.local(c);
     o.bits[b >> 6] |= std::uint64_t(1) << (b & 63);
-  }
+  });
   return o;
 }
 
 // Every rank's occupancy, on every rank (the same message to all: an allgather). Collective.
-std::vector<Occupancy> exchange_occupancy(Comm& comm, const Grid& g, Occupancy mine) {
+std::vector<Occupancy> exchange_occupancy(Comm& comm, const CoarseGrid& g, Occupancy mine) {
   Out out;
   out.put(mine.lo, 3);
   out.put(mine.len, 3);
@@ -268,7 +261,7 @@ struct Near {
   std::vector<char> axis[3];
 };
 
-std::vector<Near> near_ranks(const Grid& g, const std::vector<Occupancy>& occ, int me) {
+std::vector<Near> near_ranks(const CoarseGrid& g, const std::vector<Occupancy>& occ, int me) {
   const Occupancy& own = occ[std::size_t(me)];
   std::vector<Near> near;
   for (int r = 0; r < int(occ.size()); ++r) {
@@ -297,20 +290,21 @@ std::vector<Near> near_ranks(const Grid& g, const std::vector<Occupancy>& occ, i
 }
 
 // The ranks near the occupied cell at places l of this rank's block, onto t.ranks.
-void add_targets(const Grid& g, const std::vector<Occupancy>& occ, const std::vector<Near>& near,
-                 const Occupancy& own, const std::size_t (&l)[3], Targets& t) {
+void add_targets(const CoarseGrid& g, const std::vector<Occupancy>& occ,
+                 const std::vector<Near>& near, const Occupancy& own, const std::size_t (&l)[3],
+                 Targets& t) {
   const int c[3] = {own.coordinate(int(l[0]), 0), own.coordinate(int(l[1]), 1),
                     own.coordinate(int(l[2]), 2)};
   for (const Near& m : near) {
     if (!m.axis[0][l[0]] || !m.axis[1][l[1]] || !m.axis[2][l[2]]) continue;
     const Occupancy& o = occ[std::size_t(m.rank)];
     bool touches = false;
-    g.for_each_neighbour(c, [&](const int(&w)[3]) { touches = touches || o.has(w); });
+    for_each_neighbour(g, c, [&](const int(&w)[3]) { touches = touches || o.has(w); });
     if (touches) t.ranks.push_back(m.rank);
   }
 }
 
-Targets targets(const Grid& g, const std::vector<Occupancy>& occ, int me) {
+Targets targets(const CoarseGrid& g, const std::vector<Occupancy>& occ, int me) {
   const Occupancy& own = occ[std::size_t(me)];
   const std::vector<Near> near = near_ranks(g, occ, me);
   Targets t;
@@ -326,98 +320,73 @@ Targets targets(const Grid& g, const std::vector<Occupancy>& occ, int me) {
   return t;
 }
 
-// This rank's components: size and smallest particle id by root slot; which are boundary ones.
+// This rank's components as rank 0 needs them (Finder::components).
 struct Local {
-  std::vector<std::uint32_t> size;
-  std::vector<std::int64_t> min_id;
-  std::vector<char> boundary;
   std::vector<CompRec> boundary_comps;   // the boundary components, by slot
-  std::vector<CompRec> inner_big;        // the others (complete on this rank) of min_size
+  std::vector<CompRec> inner_big;        // the others (complete on this rank) of min_size, by slot
   std::uint64_t inner_hist[kBins] = {};  // the sizes of the others
 };
 
-void local_components(const HostParticles& hp, const std::vector<std::uint32_t>& root,
-                      const std::vector<char>& is_boundary, std::uint32_t min_size, Local& l) {
-  const std::size_t n = root.size();
-  l.size.assign(n, 0);
-  l.min_id.assign(n, std::numeric_limits<std::int64_t>::max());
-  l.boundary.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t r = root[i];
-    ++l.size[r];
-    l.min_id[r] = std::min(l.min_id[r], hp.id[i]);
-    if (is_boundary[i]) l.boundary[r] = 1;
-  }
-  for (std::uint32_t k = 0; k < n; ++k) {
-    if (!l.size[k]) continue;  // not a root
-    const CompRec c{k, l.size[k], l.min_id[k]};
-    if (l.boundary[k]) {
-      l.boundary_comps.push_back(c);
-    } else {
-      ++l.inner_hist[size_bin(c.size)];
-      if (c.size >= min_size) l.inner_big.push_back(c);
-    }
-  }
+// The cells of this rank's block that have another rank's cells around them (boundary), and those
+// of them whose particles go to another rank (send: that rank is the pair's receiver()), as
+// bitmaps over the whole grid.
+void boundary_cells(const CoarseGrid& g, const Occupancy& own, const Targets& t, int me,
+                    std::vector<std::uint64_t>& boundary, std::vector<std::uint64_t>& send) {
+  const std::size_t words = (g.cells() + 63) / 64;
+  boundary.assign(words, 0);
+  send.assign(words, 0);
+  std::size_t k = 0;
+  int l[3];
+  for (l[2] = 0; l[2] < own.len[2]; ++l[2])
+    for (l[1] = 0; l[1] < own.len[1]; ++l[1])
+      for (l[0] = 0; l[0] < own.len[0]; ++l[0], ++k) {
+        if (t.first[k] == t.first[k + 1]) continue;
+        const int c[3] = {own.coordinate(l[0], 0), own.coordinate(l[1], 1),
+                          own.coordinate(l[2], 2)};
+        const std::size_t cell = g.index(c);
+        const std::uint64_t bit = std::uint64_t(1) << (cell & 63);
+        boundary[cell >> 6] |= bit;
+        for (std::uint32_t m = t.first[k]; m < t.first[k + 1]; ++m)
+          if (receiver(me, t.ranks[std::size_t(m)]) == t.ranks[std::size_t(m)])
+            send[cell >> 6] |= bit;
+      }
 }
 
-// Sends this rank's boundary particles to the ranks that receive them (position, root slot);
-// returns what this rank receives. Collective. local: each particle's cell, by its index in this
-// rank's block.
-std::vector<std::vector<char>> send_boundary(Comm& comm, const Grid& g, const Targets& t,
-                                             const HostParticles& hp,
-                                             const std::vector<std::uint32_t>& root,
-                                             const std::vector<std::uint32_t>& local) {
+// Sends this rank's boundary particles in send cells to the ranks that receive them (position,
+// root slot); returns what this rank receives and adds what it sent to `sent`. Collective.
+std::vector<Incoming> send_boundary(Comm& comm, const CoarseGrid& g, const Occupancy& own,
+                                    const Targets& t, const std::vector<Outgoing>& outgoing,
+                                    std::uint64_t& sent) {
   const int me = comm.rank();
   std::vector<Out> out(std::size_t(comm.size()));
-  for (std::size_t i = 0; i < root.size(); ++i) {
-    const std::uint32_t k = local[i];
+  for (const Outgoing& o : outgoing) {
+    int c[3];
+    coords_of(g, o.cell, c);
+    const std::size_t k = own.local(c);
     for (std::uint32_t m = t.first[k]; m < t.first[k + 1]; ++m) {
       const int r = t.ranks[m];
       if (receiver(me, r) != r) continue;
-      for (int d = 0; d < g.dim; ++d) out[std::size_t(r)].put(hp.x[d][i]);
-      out[std::size_t(r)].put(root[i]);
+      out[std::size_t(r)].put(o.x, std::size_t(g.dim));
+      out[std::size_t(r)].put(o.root);
     }
   }
   std::vector<std::vector<char>> send(out.size());
-  for (std::size_t r = 0; r < out.size(); ++r) send[r] = out[r].take();
-  return comm.alltoallv(std::move(send));
-}
-
-// The pairs closer than `distance` between the received particles and this rank's boundary
-// particles, in precision Real, with the minimum image on periodic axes (the cell list's test).
-template <class Real>
-std::vector<Edge> link(const Grid& g, const Box& box, double distance, const HostParticles& hp,
-                       const std::vector<std::uint32_t>& root,
-                       const std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_cell,
-                       const std::vector<std::vector<char>>& got) {
-  const PeriodicImage<Real> img = PeriodicImage<Real>::make(box);
-  const Real range2 = Real(distance * distance);
-  std::vector<Edge> edges;
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    send[r] = out[r].take();
+    if (int(r) != me) sent += send[r].size();
+  }
+  const auto got = comm.alltoallv(std::move(send));
+  std::vector<Incoming> in;
   for (std::size_t a = 0; a < got.size(); ++a) {
-    In in(got[a], "clusters");
-    while (!in.done()) {
-      double x[3] = {0, 0, 0};
-      in.get(x, std::size_t(g.dim));
-      const auto other = in.get<std::uint32_t>();
-      int c[3] = {0, 0, 0};
-      for (int d = 0; d < g.dim; ++d) c[d] = g.coord(x[d], d);
-      g.for_each_neighbour(c, [&](const int(&w)[3]) {
-        const std::uint32_t cell = std::uint32_t(g.index(w));
-        auto it = std::lower_bound(by_cell.begin(), by_cell.end(), std::make_pair(cell, 0u));
-        for (; it != by_cell.end() && it->first == cell; ++it) {
-          Real r2 = 0;
-          for (int d = 0; d < g.dim; ++d) {
-            const Real dx = img.wrap(Real(hp.x[d][it->second]) - Real(x[d]), d);
-            r2 += dx * dx;
-          }
-          if (r2 < range2) edges.push_back(Edge{root[it->second], std::uint32_t(a), other});
-        }
-      });
+    In msg(got[a], "clusters");
+    while (!msg.done()) {
+      Incoming p{{0, 0, 0}, std::uint32_t(a), 0};
+      msg.get(p.x, std::size_t(g.dim));
+      p.root = msg.get<std::uint32_t>();
+      in.push_back(p);
     }
   }
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  return edges;
+  return in;
 }
 
 // What rank 0 numbers the clusters from: every rank's summary.
@@ -565,44 +534,54 @@ void read_answer(const std::vector<char>& bytes, const Local& l, Joined& out) {
 
 }  // namespace
 
-void join_ranks(Comm& comm, const Box& box, Precision precision, double distance,
-                std::uint32_t min_size, const HostParticles& hp,
-                const std::vector<std::uint32_t>& root_of_index, Joined& out) {
+void join_ranks(Comm& comm, const Box& box, int dim, double distance, std::uint32_t min_size,
+                Finder* finder, Joined& out, JoinStats* stats) {
+  JoinStats none;
+  JoinStats& st = stats ? *stats : none;
   out = Joined();
-  const std::size_t n = root_of_index.size();
-  const Grid g = make_grid(comm, box, hp.dim, distance, hp, n);
-  std::vector<Cell> cells(n);
-  for (std::size_t i = 0; i < n; ++i) cells[i] = g.cell_of(hp, i);
-  const std::vector<Occupancy> occ = exchange_occupancy(comm, g, occupancy(g, cells));
+  const std::size_t n = finder ? finder->list().n : 0;
+  const CoarseGrid g = make_grid(comm, box, dim, distance, finder);
+  st.lap(JoinStats::kGrid, finder);
+  std::vector<std::uint64_t> cells;
+  if (finder) finder->occupy(g, cells);
+  Occupancy mine = occupancy(g, cells);
+  st.lap(JoinStats::kOccupy, finder);
+  st.sent += mine.bits.size() * sizeof(std::uint64_t) * std::size_t(comm.size() - 1);
+  const std::vector<Occupancy> occ = exchange_occupancy(comm, g, std::move(mine));
   const Occupancy& own = occ[std::size_t(comm.rank())];
   const Targets t = targets(g, occ, comm.rank());
-  // Boundary particles: those with another rank's cell among their neighbours, sorted by cell.
-  std::vector<std::uint32_t> local(n);
-  std::vector<char> is_boundary(n, 0);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_cell;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t k = local[i] = std::uint32_t(own.local(cells[i].c));
-    if (t.first[k] == t.first[k + 1]) continue;
-    is_boundary[i] = 1;
-    by_cell.emplace_back(std::uint32_t(g.index(cells[i].c)), std::uint32_t(i));
-  }
-  std::sort(by_cell.begin(), by_cell.end());
-  const auto got = send_boundary(comm, g, t, hp, root_of_index, local);
-  const std::vector<Edge> edges =
-      precision == Precision::Float
-          ? link<float>(g, box, distance, hp, root_of_index, by_cell, got)
-          : link<double>(g, box, distance, hp, root_of_index, by_cell, got);
+  std::vector<std::uint64_t> boundary, send;
+  boundary_cells(g, own, t, comm.rank(), boundary, send);
+  st.lap(JoinStats::kExchange, finder);
+  std::vector<Outgoing> outgoing;
+  if (finder) finder->boundary(g, boundary, send, outgoing);
+  st.lap(JoinStats::kBoundary, finder);
+  const std::vector<Incoming> incoming = send_boundary(comm, g, own, t, outgoing, st.sent);
+  st.lap(JoinStats::kExchange, finder);
+  std::vector<Edge> edges;
+  if (finder) finder->link(incoming, edges);
+  std::sort(edges.begin(), edges.end(), edge_less);
+  edges.erase(std::unique(edges.begin(), edges.end(), same_edge), edges.end());
+  st.lap(JoinStats::kLink, finder);
   Local l;
-  local_components(hp, root_of_index, is_boundary, min_size, l);
-  const auto summaries = comm.gather(pack_summary(n, l, edges));
+  if (finder) finder->components(min_size, l.boundary_comps, l.inner_big, l.inner_hist);
+  const auto by_slot = [](const CompRec& a, const CompRec& b) { return a.slot < b.slot; };
+  std::sort(l.boundary_comps.begin(), l.boundary_comps.end(), by_slot);
+  std::sort(l.inner_big.begin(), l.inner_big.end(), by_slot);
+  st.lap(JoinStats::kComponents, finder);
+  std::vector<char> summary = pack_summary(n, l, edges);
+  if (comm.rank()) st.sent += summary.size();
+  const auto summaries = comm.gather(summary);
   std::vector<std::vector<char>> answer(std::size_t(comm.size()));
   if (comm.rank() == 0) {
     std::vector<Summary> all;
     for (const auto& s : summaries) all.push_back(unpack_summary(s));
     answer = number_clusters(all, min_size, out);
+    for (std::size_t r = 1; r < answer.size(); ++r) st.sent += answer[r].size();
   }
   const auto back = comm.alltoallv(std::move(answer));
   read_answer(back[0], l, out);
+  st.lap(JoinStats::kNumber, finder);
 }
 
 }  // namespace pardyn::plugins::clusters

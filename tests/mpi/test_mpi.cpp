@@ -904,8 +904,12 @@ TEST_F(Rank, GenerateFromFileDomainMatchesOneRank) {
   generation_matches_serial(scenario("gen_file_domain"), Holds::Whole, csv);
 }
 
-TEST_F(Rank, GenerateUniformWithMinimumSpacingRingMatchesOneRank) {
-  generation_matches_serial(scenario("gen_min_spacing_ring"), Holds::Whole);
+TEST_F(Rank, GenerateUniformWithMinimumSpacingRingMatchesOneRankAndHoldsItsBlock) {
+  generation_matches_serial(scenario("gen_min_spacing_ring"), Holds::OwnBlock);
+}
+
+TEST_F(Rank, GenerateUniformWithMinimumSpacingDomainMatchesOneRank) {
+  generation_matches_serial(scenario("gen_min_spacing_domain"), Holds::Exchanged);
 }
 
 TEST_F(Rank, GenerateWithAGeneratorWithoutRangesMatchesOneRank) {
