@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The numbers README.md and the examples' READMEs quote, measured in one go on the machine at hand
 # (run it on the GPU machine to refresh the H100 numbers): every example as a user runs it, whole,
 # with its outputs, timed from the shell; the 2D real gas at 10^6 and 10^7; what a checkpoint costs;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The LAMMPS `in.lj` benchmark (32,000 atoms, fcc rho = 0.8442, T = 1.44, LJ rc = 2.5, skin 0.3,
 # 500 steps of NVE) run by LAMMPS's fastest CPU configuration here (`mpirun -np 2 lmp -sf opt`) and by
 # pardyn (leapfrog + cell_list + lennard_jones on the CPU backend, both cores), one after the other,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // File formats other programs use: the xyz and lammps_data generators (extended XYZ, LAMMPS data
 // files) and the xyz and lammps_dump observers (extended XYZ trajectories, LAMMPS custom dumps).
 // Round trips compare bit for bit with what the run held at each observation; bad input must give

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The plugin loader: what it accepts, what it refuses, and why.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pardyn command line: run, validate, plugins, check-plugin, checkpoint, version.
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
 

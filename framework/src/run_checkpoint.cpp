@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoints of a run: the checkpoint output, the whole state written (gathered over the
 // ranks) and read back, and `pardyn run --resume`'s preparation.
 #include "pardyn/app/simulation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The scheduler: the run's objects made in order, the step loop and the interface integrators
 // call back into (StepContext). Particle set-up, parallel planning, load balance, profiling,
 // checkpoints and the output folder have their own files (one job per file).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clusters analysis on the GPU: a lock-free union-find over the cell list's neighbour list.
 // Each slot hooks the root of the larger index under the smaller with atomicCAS (so every union
 // only ever lowers a parent), finds use path halving; a final pass (without halving) points every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // clusters: connected components of the "closer than `distance`" graph (the friends-of-friends
 // criterion), found with a union-find over the cell list's neighbour list, on the store's backend.
 // On one rank everything per particle stays on the backend (on the GPU for CUDA runs): only the

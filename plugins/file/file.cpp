@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // file: particles read from a CSV file (2D and 3D).
 //
 // The first line that is neither blank nor a comment ('#') is the header: comma-separated column

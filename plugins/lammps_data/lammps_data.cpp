@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // lammps_data: particles from a LAMMPS data file (what LAMMPS's write_data writes and read_data
 // reads; https://docs.lammps.org/read_data.html).
 //

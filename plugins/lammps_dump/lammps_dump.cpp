@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // lammps_dump: a LAMMPS text dump in the `custom` style (https://docs.lammps.org/dump.html), one
 // frame per observation, which OVITO, VMD, MDAnalysis and LAMMPS's own read_dump read.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // xyz: extended XYZ files, read (generator) and written (observer).
 //
 // The extended XYZ format (libAtoms/QUIP, ASE, OVITO): a frame is a line with the number of atoms

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Checkpoints from the command line: kill -9 at random moments leaves readable files and a run that
 # resumes to the same thermo rows and final state as a straight run; SIGTERM exits 143 with a
 # checkpoint; resuming with a change that breaks exactness is refused; the exit codes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The out-of-tree plugin template builds against this build tree and against an installation of it
 # (cmake --install), loads and runs with each; its GPU code compiles against the installed headers
 # wherever nvcc exists, with or without pardyn's CUDA backend.

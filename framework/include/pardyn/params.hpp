@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parameter schemas and validated parameter sets. Every plugin states its parameters (name, type, unit,
 // default, range, allowed values, documentation); the scenario loader checks every key against them
 // before anything runs, and the plugin receives a ParamSet in which every value is present and valid.

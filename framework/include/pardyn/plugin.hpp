@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The plugin SDK: the interfaces a plugin implements, the registry it adds factories to, and the
 // descriptor every plugin library exports. No template crosses the library boundary: plugins hand the
 // framework factories of objects behind these virtual interfaces.

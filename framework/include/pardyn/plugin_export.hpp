@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A plugin library's exports: the descriptor (through Boost.DLL) and the stamp, written by
 // PARDYN_PLUGIN(fn) (or PARDYN_PAIR_POTENTIAL_PLUGIN / PARDYN_EXTERNAL_POTENTIAL_PLUGIN, which end
 // in it). Only the host-side registration unit of a plugin (the .cpp file that holds that macro)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The registry of plugin factories and the plugin loader (Boost.DLL).
 //
 // The registry owns the loaded libraries. Every object it makes holds a reference to its library, so a

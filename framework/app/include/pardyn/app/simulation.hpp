@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The scheduler: builds every plugin object of a scenario, generates the particles and runs the step
 // loop  integrator -> modifiers -> observers, with forces from the force field.
 #pragma once
