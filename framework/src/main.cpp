@@ -193,7 +193,8 @@ int cmd_plugins(Registry& reg, const std::string& show) {
   std::cout << "\nplugin libraries:\n";
   for (const auto& p : reg.plugins())
     std::cout << "  " << p.path << "  (" << p.build_id
-              << (p.cuda_version ? ", CUDA archs " + p.cuda_archs : std::string()) << ")\n";
+              << (p.cuda_version ? ", CUDA archs " + p.cuda_archs : std::string())
+              << (p.optimised ? "" : ", built without optimisation") << ")\n";
   if (!reg.refused().empty()) {
     std::cout << "\nrefused:\n";
     for (const auto& r : reg.refused()) std::cout << "  " << r.path << ": " << r.reason << "\n";
@@ -262,6 +263,8 @@ int cmd_check_plugin(const Registry& reg, const std::string& name, const std::st
     if (!refused.empty()) std::fprintf(stderr, "%s\n", refused.c_str());
     return 1;
   }
+  const std::string slow = reg.note_for(reg.find(PluginKind::Potential, name)->library);
+  if (!slow.empty()) std::fprintf(stderr, "pardyn: note: %s\n", slow.c_str());
   const auto results = conformance::check_law(reg, name, o);
   std::cout << conformance::table(name, results);
   return conformance::passed(results) ? 0 : 1;
@@ -559,11 +562,14 @@ int main(int argc, char** argv) {
     LoadedScenario in = load_for_run(cl, registry, comm);
     const Scenario& sc = in.sc;
     // The scenario needs none of the refused plugin files (else it would have been refused): say
-    // which were left out, once.
-    if (root)
+    // which were left out, once; and which plugins were built without optimisation.
+    if (root) {
       for (const auto& r : registry.refused())
         std::fprintf(stderr, "pardyn: warning: plugin %s not loaded: %s\n", r.path.c_str(),
                      r.reason.c_str());
+      for (const auto& note : registry.notes())
+        std::fprintf(stderr, "pardyn: note: %s\n", note.c_str());
+    }
     if (*cl.validate) return cmd_validate(sc, registry, cl);
     return cmd_run(in, registry, cl, comm, root);
   } catch (const parallel::QuietError&) {

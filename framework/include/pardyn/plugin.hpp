@@ -479,7 +479,7 @@ class Registrar {
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 11;
+constexpr std::uint32_t kPluginAbi = 12;
 
 struct PluginDescriptor {
   std::uint32_t abi;
@@ -502,6 +502,7 @@ struct PluginStamp {
   char build_id[96];
   char cuda_archs[128];
   char name[64];
+  std::uint32_t optimised;  // 1: its registration unit was compiled with optimisation (-O1 and up)
 };
 constexpr const char* kStampSection = ".pardyn_plugin";
 constexpr const char* kStampMagic = "pardyn-plugin";

@@ -23,6 +23,13 @@
 #ifndef PARDYN_PLUGIN_CUDA_ARCHS
 #define PARDYN_PLUGIN_CUDA_ARCHS ""
 #endif
+// Whether the plugin's loops (instantiated in this unit) were compiled with optimisation: the loader
+// and `pardyn check-plugin` say so when they were not (docs/plugins.md).
+#if defined(__OPTIMIZE__)
+#define PARDYN_PLUGIN_OPTIMISED 1u
+#else
+#define PARDYN_PLUGIN_OPTIMISED 0u
+#endif
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
 #include <cuda_runtime_api.h>
 #define PARDYN_PLUGIN_CUDA_VERSION CUDART_VERSION
@@ -52,4 +59,5 @@
 #define PARDYN_PLUGIN_STAMP(abi, version, build_id, cuda_version, cuda_archs, name)  \
   extern "C" __attribute__((visibility("default"), used, section(".pardyn_plugin"))) \
   const ::pardyn::PluginStamp pardyn_plugin_stamp = {                                \
-      "pardyn-plugin", abi, cuda_version, version, build_id, cuda_archs, name};
+      "pardyn-plugin", abi,        cuda_version, version,                            \
+      build_id,        cuda_archs, name,         PARDYN_PLUGIN_OPTIMISED};
