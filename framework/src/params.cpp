@@ -98,6 +98,13 @@ Schema& Schema::string(const std::string& name, std::optional<std::string> def,
   return add(std::move(p));
 }
 
+Schema& Schema::path(const std::string& name, std::optional<std::string> def,
+                     const std::string& doc) {
+  string(name, std::move(def), doc);
+  specs_.back().unit = kPathUnit;
+  return *this;
+}
+
 Schema& Schema::choice(const std::string& name, std::optional<std::string> def,
                        std::vector<std::string> choices, const std::string& doc) {
   ParamSpec p;

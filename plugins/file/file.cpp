@@ -274,8 +274,8 @@ FactoryInfo file_info() {
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
-  f.schema.string("path", std::nullopt,
-                  "CSV file to read; relative paths start at the scenario file's folder");
+  f.schema.path("path", std::nullopt,
+                "CSV file to read; relative paths start at the scenario file's folder");
   return f;
 }
 

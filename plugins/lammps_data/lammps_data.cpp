@@ -512,8 +512,8 @@ void register_lammps_data(Registrar& r) {
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
   f.schema
-      .string("path", std::nullopt,
-              "LAMMPS data file to read; relative paths start at the scenario file's folder")
+      .path("path", std::nullopt,
+            "LAMMPS data file to read; relative paths start at the scenario file's folder")
       .choice("style", std::string("auto"), {"auto", "atomic", "full"},
               "atom style of the Atoms section; auto: the comment after Atoms, else the column "
               "count")
