@@ -701,7 +701,7 @@ void Simulation::begin_run() {
   if (ended_) throw Error("the run has ended");
   begun_ = true;
   guarded([&] {
-    for (auto& o : observers_) o->begin(run_);
+    begin_observers();
     if (resume_) {
       // The state after step s of the run that wrote the checkpoint: particles and their forces
       // (restored in the constructor), the clocks and counters, the plugins' states. Nothing is
@@ -831,14 +831,15 @@ std::uint64_t Simulation::advance(std::uint64_t target, bool to_end) {
       if (!stopping && poll_ && poll_()) {
         stop();
         stopping = true;
-        // The last observation was not the final one: observe this state (energies first).
+        // The checkpoint first (this step's forces as the integrator left them, the analyses'
+        // state before the extra observation; rewritten if this step had one, so that it says
+        // "interrupt"), then the final observation (energies first).
+        if (ckpt_.on) write_checkpoint("interrupt");
         if (!energy_fresh_) {
           need_energy_ = true;
           compute_forces();
         }
         if (!observed_now_) observe(true);
-        if (ckpt_.on && !(have_checkpoint_step_ && last_checkpoint_step_ == s))
-          write_checkpoint("interrupt");
       }
       if (stopping) {
         stopped_by_ = signal;

@@ -245,6 +245,7 @@ class Simulation final : public StepContext {
   void write_checkpoint(const char* reason);
   void restore_particles(const checkpoint::Data& ck);
   void restore_states(const checkpoint::Data& ck);
+  void begin_observers();  // begin() each observer; resumed: what of its files each one keeps
   std::size_t rank_offset(const checkpoint::Data& ck) const;  // this rank's first particle in it
   std::string non_finite_hint() const;
   // The error for a non-finite state: what happened (two particles at one place, the first particle
