@@ -2,8 +2,12 @@
 // The pardyn command line: run, validate, plugins, check-plugin, checkpoint, version.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -511,9 +515,29 @@ int cmd_run(LoadedScenario& in, const Registry& registry, const CommandLine& cl,
   return 0;
 }
 
+// OpenMP threads that wait for the others (at the end of each of a step's parallel loops) spin
+// before they sleep: libgomp, GCC's OpenMP, spins 300,000 rounds by default. On a node whose cores
+// other programs use too, the spinning thread holds the core that the thread it waits for needs, and
+// every loop of every step waits for the scheduler: runs were 10-30 times slower than with one
+// thread (docs/performance.md, "Threads on a shared node"). pardyn's default is therefore
+// OMP_WAIT_POLICY=passive (waiting threads sleep at once), unless the user set OMP_WAIT_POLICY or
+// GOMP_SPINCOUNT. libgomp reads them when it is loaded, before main: so pardyn sets the variable
+// and starts itself again, once, for the commands that compute (run, check-plugin); the others
+// start a tenth of a second sooner. (Other OpenMP runtimes read the variable later: no restart.)
+void openmp_wait_default(int argc, char** argv) {
+  if (argc < 2 || (std::strcmp(argv[1], "run") != 0 && std::strcmp(argv[1], "check-plugin") != 0))
+    return;
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+#if defined(__GNUC__) && !defined(__clang__)
+  execv("/proc/self/exe", argv);  // returns only when it failed: go on with libgomp's default
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  openmp_wait_default(argc, argv);
   CLI::App app{"pardyn " PARDYN_VERSION_STRING
                " — plugin-based particle dynamics on CPUs and GPUs.\n"
                "Docs: docs/ in the source tree; `pardyn plugins` lists the force laws, schemes, "
