@@ -6,22 +6,9 @@
 # with the cell list and with all_pairs, on the CPU backend. Prints `BUILD SCHEME STEPS_PER_S` for
 # each of REPEAT (default 3) interleaved rounds.
 #   BUILD=build OUT=/tmp/x bench/numbers/plugin_optimisation.sh
-set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${BUILD:?pardyn build folder}" "${OUT:?scratch folder}"
-pardyn=${PARDYN:-$BUILD/bin/pardyn}
-rm -rf "$OUT/tpl"
-mkdir -p "$OUT"
-cp -r "$here/examples/plugin_template" "$OUT/tpl"
-for type in default Debug; do
-  args=()
-  [ "$type" = default ] || args=(-DCMAKE_BUILD_TYPE="$type")
-  cmake -S "$OUT/tpl" -B "$OUT/tpl/build-$type" -Dpardyn_DIR="$BUILD" "${args[@]}" > "$OUT/cmake.log" 2>&1 ||
-    { cat "$OUT/cmake.log"; exit 1; }
-  cmake --build "$OUT/tpl/build-$type" > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
-  sed "s|^plugin_paths = .*|plugin_paths = [\"build-$type/plugins\"]|" "$OUT/tpl/scenario.toml" \
-    > "$OUT/tpl/$type.toml"
-done
+. "$(dirname "$0")/template.sh"
+build_template default
+build_template Debug -DCMAKE_BUILD_TYPE=Debug
 for r in $(seq "${REPEAT:-3}"); do
   for scheme in cell_list all_pairs; do
     steps=$([ "$scheme" = cell_list ] && echo 200 || echo 4)
