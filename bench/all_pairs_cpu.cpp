@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Interactions per second of the CPU all-pairs traversal with the gravity evaluator, 2D/3D x
 // float/double, forces only and forces + energies.
 //

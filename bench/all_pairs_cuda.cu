@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Interactions per second of the GPU all-pairs traversal, and the fraction of the hardware limit.
 //
 //   bench_all_pairs_cuda [--ipi FILE] [--quick] [--memory N] [N ...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What the analysis and trajectory outputs cost a run: the 3D LJ liquid of docs/lammps.md (in.lj's
 # state, rho = 0.8442, T = 1.44) scaled to N particles, run for STEPS steps with thermo alone, then
 # with rdf, msd, xyz or lammps_dump added at INTERVAL. Prints the loop's steps/s of each run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Whole simulation steps through pardyn::Simulation, as `pardyn run` takes them: leapfrog +
 // cell_list + a pair law, with thermo only at the first and last step. Prints steps/s and
 // particle-steps/s of the timed run (a short warm-up run first takes the GPU off its idle clock and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What checkpoints cost: examples/real_gas_2d/real_gas_2d.toml scaled to N particles at constant
 # density (as bench/real_gas_scaling.sh), run whole with every output, once without and once with a
 # checkpoint every INTERVAL steps; then the newest checkpoint is verified (`pardyn checkpoint`) and

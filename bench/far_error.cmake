@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench_far_error: the real gas's far field, cell_list pyramid against the tree, error and time
 # (bench/far_error.cpp), through the plugins.
 add_executable(bench_far_error "${CMAKE_CURRENT_LIST_DIR}/far_error.cpp")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The real gas's long-range part, measured three ways against all_pairs: cell_list far zones (the
 // pyramid, with its rings and quadrupole options) and the tree (theta), on one 2D real-gas state.
 // Prints, for each, the RMS force error against all_pairs in double (RMS |a - a_ref| / RMS |a_ref|,

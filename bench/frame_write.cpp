@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Time to write one VTK frame of N particles with the `vtk` output plugin, per compression setting:
 // the work its background thread must finish between two frames for the stepping never to wait.
 //

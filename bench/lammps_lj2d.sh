@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A 2D Lennard-Jones liquid, LAMMPS against pardyn on the CPU, interleaved (issue 13, item 6):
 # 10,000 atoms on a square lattice at rho = 0.7 melted at T = 1 (periodic), LJ rc = 2.5, skin 0.3,
 # dt = 0.005, a global velocity-scaling thermostat at T = 1, tau 0.5 (pardyn: velocity_rescale,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Step rate of a GPU run with and without frequent VTK frames: writing runs on a background thread,
 # so frames should cost the stepping little as long as the writer keeps up.
 #   bench/output_overlap.sh PARDYN [N]

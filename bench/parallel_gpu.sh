@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Parallel runs on a machine with several GPUs (device machine nvidia-h200-x2), from the repository
 # root, with a gpu-bundle of build-gpu in .gpu (see bench/RESULTS.md "Parallel"):
 #   bench/parallel_gpu.sh [check|scale|all]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Where all_pairs stops being the fastest scheme for the 2D real gas (the rule pardyn applies when a
 # law with a short-range part has no scheme: config.cpp, docs/real-gas.md "Choosing the scheme").
 # The default example scaled at constant density, thermo only, all_pairs against cell_list.

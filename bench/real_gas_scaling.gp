@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Plots bench/real_gas_scaling.dat: particle-steps per second against N (docs/real-gas-scaling.png).
 #   gnuplot bench/real_gas_scaling.gp
 set terminal pngcairo size 900,520 font ',11' noenhanced

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The 2D real gas at scale: examples/real_gas_2d/real_gas_2d.toml scaled at constant density
 # (N particles in a box of side 72 sqrt(N / 2500)), run whole with every output it has (thermo and
 # clusters every 200 steps, VTK every 500, grid_fields), as a user runs it. Prints steps/s and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Counts the instructions per interaction in the all-pairs kernels' inner loop, from the SASS.
 
     python3 bench/sass_count.py BUILD/lib/pardyn/plugins > ipi.txt

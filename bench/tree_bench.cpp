@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tree scheme's accuracy and speed, through the plugins as a run uses them.
 //
 //   bench_tree accuracy [--backend cpu|cuda] [N]     (default N: 20000 on the CPU, 200000 on the

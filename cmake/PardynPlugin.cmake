@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # pardyn_add_plugin(NAME SOURCES src... [CUDA_SOURCES src.cu...] [LIBRARIES lib...])
 #
 # Inside pardyn's tree the plugin goes to <build>/lib/pardyn/plugins with the built-in ones. In a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pardyn._pardyn: the Python layer over libpardyn (docs/python.md). Everything a run does is the
 // library's: scenarios are read and validated by load_scenario, the run is pardyn::Simulation,
 // stepped with begin_run / advance / end_run, changed with reconfigure, snapshot and restore,

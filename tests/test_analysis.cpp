@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The analysis observers rdf (radial distribution function) and msd (mean-square displacement),
 // on the CPU and the GPU (the GPU tests skip without a device):
 //   - the ideal-gas reference of rdf against its closed form, and its total probability;

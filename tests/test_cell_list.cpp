@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cell_list scheme: the same forces as all_pairs for cut-off laws (2D/3D, periodic/walls/open,
 // with and without the Verlet list, after moves and rebuilds, when the density rises), far zones
 // within their documented error for long-range laws, and the builder's neighbour query. The CUDA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoints and exact restart (docs/checkpoints.md): a run that dies after a checkpoint and is
 // resumed from it ends bit for bit where a run that never stopped ends (positions, velocities and
 // every thermo.csv row), for every integrator, both precisions, the thermostats and the schemes

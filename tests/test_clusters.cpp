@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clusters analysis: known droplets are found, with their sizes, ids and the thermo columns, on
 // the CPU and the GPU, in 2D and 3D, across periodic boundaries.
 #include <gtest/gtest.h>

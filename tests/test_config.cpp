@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Scenario validation: every problem is reported with file:line:column and a hint, before anything runs.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The conformance suite (framework/src/conformance/) for every potential there is: one test body,
 // instantiated for each built-in law, the out-of-tree test plugin test_sticky, and every law in
 // $PARDYN_PLUGIN_PATH. A law of this source tree must have its analytic values in tests/laws/NAME.csv

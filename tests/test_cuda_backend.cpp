@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend against the CPU backend: memory round trips, element-wise operations and
 // reductions on random systems, in 2D and 3D, float and double. Tests that need a GPU skip (with a
 // message) where none is visible; the architecture logic and backend selection run everywhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The same forces, energies and trajectories on the CPU and the GPU, for every potential x scheme.
 // Without a GPU every test here is skipped and says so.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // File formats other programs use: the xyz, lammps_data and lammps_dump generators (extended
 // XYZ, LAMMPS data files, LAMMPS dumps), the xyz, lammps_dump and lammps_data observers (extended
 // XYZ trajectories, LAMMPS custom dumps, LAMMPS data files), and [box] from = "file". Round trips

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Generators that make ranges of their block (Generator::particles, docs/plugins.md "Generators"):
 // exact sums (ExactSum), the chunk streams, and the built-in generators cut between "ranks". The
 // ranks here are threads with a Comm of their own (ThreadComm below), so that any cut, an empty

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests of the generator plugins (initial conditions): plummer, lattice, uniform, galaxy, file; the
 // readers of other programs' files (xyz, lammps_data) are tested in test_formats.cpp.
 // Each checks the physical or geometric property the generator promises, not only that it runs.

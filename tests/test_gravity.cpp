@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Gravity on the CPU backend: analytic values, -dU/dr, Newton's third law, momentum conservation.
 #include <gtest/gtest.h>
 

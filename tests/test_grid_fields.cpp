@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The grid_fields observer: known particle layouts give known cell values (number and mass density,
 // mean velocity, temperature relative to the cell's flow, count), the .vti files read back with VTK's
 // own reader, fields.pvd lists them with their times, and a whole run writes them where documented.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Integrators in whole runs: measured order of convergence on an eccentric Kepler orbit, closure of
 // the figure-eight three-body choreography, bounded energy error of the symplectic methods, and the
 // step control of dopri5. Every test runs once per backend (Backends/IntegratorRun.*/cpu, /cuda).

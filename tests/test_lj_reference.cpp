@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Lennard-Jones fluid reproduces a published reference state point: the NIST Standard Reference
 // Simulation Website (SRSW), "Lennard-Jones Fluid Properties", NVT Monte Carlo results
 // (https://mmlapps.nist.gov/srs/LJ_PURE/mc.htm, reached from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The output observers: `vtk` (frames/*.vtp + run.pvd, read back with VTK's own reader) and
 // `thermo` (thermo.csv, parsed back). Values are random and known, so every array is checked
 // element by element.

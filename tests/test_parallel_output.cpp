@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The observers in a parallel run, without MPI: the ranks are threads of this test, each with its
 // own observer, joined by an in-process Comm (every collective is an exchange of bytes through a
 // shared board, tagged with the operation so that ranks calling different collectives fail).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The plugin loader: what it accepts, what it refuses, and why.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -47,6 +48,28 @@ TEST(PluginLoader, AcceptsAWellFormedOutOfTreePlugin) {
   reg.load_path(staged("good"));
   ASSERT_TRUE(reg.refused().empty()) << refusal(reg);
   EXPECT_NE(reg.find(PluginKind::Potential, "test_spring"), nullptr);
+}
+
+// A plugin built without optimisation loads, and the loader notes it (a slow plugin is legal).
+TEST(PluginLoader, NotesAPluginBuiltWithoutOptimisation) {
+  Registry fast;
+  fast.load_path(staged("good"));
+  ASSERT_TRUE(fast.refused().empty()) << refusal(fast);
+  EXPECT_TRUE(fast.notes().empty()) << fast.notes()[0];
+  EXPECT_TRUE(plugin_file::inspect(staged("good")).stamp.optimised);
+
+  Registry slow;
+  const std::string path = staged("unoptimised");
+  EXPECT_FALSE(plugin_file::inspect(path).stamp.optimised);
+  slow.load_path(path);
+  ASSERT_TRUE(slow.refused().empty()) << refusal(slow);
+  EXPECT_NE(slow.find(PluginKind::Potential, "test_spring"), nullptr);
+  ASSERT_EQ(slow.notes().size(), 1u);
+  const std::string note = slow.notes()[0];
+  EXPECT_NE(note.find(fs::canonical(path).string()), std::string::npos) << note;
+  EXPECT_NE(note.find("without optimisation"), std::string::npos) << note;
+  EXPECT_NE(note.find("-DCMAKE_BUILD_TYPE=Release"), std::string::npos) << note;
+  EXPECT_EQ(slow.note_for(fs::canonical(path).string()), note);
 }
 
 TEST(PluginLoader, RefusesALibraryWithoutDescriptor) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Issue 4's force laws: lennard_jones, soft_gas (pair laws), walls and uniform_field (external
 // laws). Analytic values, F = -dU/dr by finite differences, Newton's third law, mixing rules,
 // continuity, far-field derivatives, CPU vs CUDA (skipped without a GPU), and whole runs: LJ NVE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The terminal progress bar fits the terminal: one line, never wider than it, whatever its width.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Whole runs on the CPU backend: orbits, conservation laws, integrator behaviour, outputs.
 #include <gtest/gtest.h>
 

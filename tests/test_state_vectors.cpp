@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The backends' state-vector operations (multi-stage integrators): exact results on the CPU, and the
 // same results on the GPU.
 #include <gtest/gtest.h>

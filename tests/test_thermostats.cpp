@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Thermostats (berendsen, langevin, velocity_rescale) in whole runs of an ideal gas (no potential:
 // the kinetic energy changes only through the thermostat, so what it does is seen undisturbed):
 //  - Berendsen relaxes T exactly as T0 + (T_i - T0)(1 - h/tau)^n and follows a ramp;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tree scheme: forces agree with all-pairs within the documented bounds (docs/tree.md),
 // converge to all-pairs as theta falls, energies and virials match, the store is never reordered,
 // and laws without a far field or periodic boxes are refused with a clear message. CPU and CUDA.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Damping walls (walls potential, restitution e < 1, no thermostat) cool an ideal gas at the rate
 // kinetic theory predicts (issue 13, item 5: the wall-cooled real-gas example rests on this rate).
 //

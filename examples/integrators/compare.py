@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Compares pardyn's integrators on a small two-galaxy collision (as the Habr article
 "The N-body problem, or how to blow up a galaxy without leaving the kitchen" did; docs/sources.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Registration: one line.
 #include "yukawa.hpp"
 

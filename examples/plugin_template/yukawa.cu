@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU code: the framework's CUDA traversals instantiated for the same evaluator. One line.
 #include "yukawa.hpp"
 

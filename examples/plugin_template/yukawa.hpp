@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // yukawa: screened Coulomb (Yukawa) pair potential, truncated and shifted at a cut-off.
 //
 //   U(r)   = A exp(-kappa r) / r - U_c                 for r < r_c, 0 beyond

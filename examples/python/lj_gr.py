@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """g(r) of the Lennard-Jones liquid, computed in NumPy from sim.positions.
 
 864 particles (an fcc lattice of 6 x 6 x 6 cells) at the reduced density 0.8442 are melted and held

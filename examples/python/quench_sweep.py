@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Quench-rate sweep of the 2D real gas (examples/real_gas_2d): the same hot gas is cooled from
 T = 3 to T = 0.1 at several rates, and the fraction of particles in the largest droplet is
 plotted against time for each. A fast quench leaves many small droplets (the largest holds little

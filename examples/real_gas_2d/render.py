@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Renders the condensation of examples/real_gas_2d as one picture: four frames side by side, each
 particle coloured by its droplet (the `cluster` field of the clusters analysis; gas in grey).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Temperature and density against distance from the walls, from a run's grid_fields output.
 
 Usage:  python3 examples/real_gas_2d/wall_profile.py out/real_gas_2d_walls [--bands 0,3,6,12,24,36]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Coarsening of the large real gas: droplet count and mean droplet size against time (from
 # clusters.csv), and the droplet-size distribution at five times.
 #   gnuplot -e "dir='out/real_gas_2d_large'" examples/real_gas_2d_large/coarsening.gp

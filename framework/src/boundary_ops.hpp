@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Per-particle thermostat operations, written once for the CPU and the CUDA backends.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CellListBuilder: the decisions (when to rebuild, how large the cells) on the host, and the CPU
 // engine (OpenMP). The CUDA engine is in cell_list_cuda.cu.
 #include "pardyn/cell_list.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CUDA engine of CellListBuilder: binning, sorting (CUB radix sort), cell ranges, the Verlet
 // list and the cells' centres of mass, all on the device. The host sees one value per update
 // (whether some particle moved more than skin/2) and, at a rebuild, the bounding box of open axes

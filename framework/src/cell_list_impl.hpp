@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the backend halves of CellListBuilder (cell_list.cpp on the host,
 // cell_list_cuda.cu on the GPU) and the host-side planning they share.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the far zones' cell pyramid (traversal/cell_far.hpp) as both cell-list
 // engines build it. The levels are planned on the host; a cell's mass, centre of mass and second
 // moments come from its particles (level 0) or from its children (levels above) through the same

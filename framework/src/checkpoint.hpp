@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoints (docs/checkpoints.md): the whole state of a run in one HDF5 file, H5MD's layout for
 // the particles, with a 512-byte user block that holds a text header and a CRC-32 of the rest, so
 // that a damaged file is refused before the HDF5 library reads a byte of it. Files are written to a

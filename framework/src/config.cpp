@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "parallel/communicator.hpp"
@@ -1142,8 +1143,9 @@ void ScenarioReader::read_outputs() {
   }
 }
 
-// The resolved configuration, every default filled in.
-toml::table resolved_table(const Scenario& sc, const ParamSet& sim) {
+// The resolved configuration, every default filled in. Input files (Schema::path) are recorded
+// absolute: the file lives in the output folder, not beside the scenario.
+toml::table resolved_table(const Scenario& sc, const ParamSet& sim, const Registry& registry) {
   toml::table out;
   toml::table s;
   put_params(s, sim);
@@ -1161,24 +1163,34 @@ toml::table resolved_table(const Scenario& sc, const ParamSet& sim) {
   b.insert("hi", std::move(hi));
   b.insert("boundary", std::move(bd));
   out.insert("box", std::move(b));
-  auto section = [&](const PluginSpec& p, const char* type_key) {
+  auto section = [&](const PluginSpec& p, PluginKind kind, const char* type_key) {
     toml::table t;
     t.insert(type_key, p.type);
     put_params(t, p.params);
+    const FactoryInfo* f = registry.find(kind, p.type);
+    if (!f) return t;
+    const std::string base = p.params.base_dir.empty() ? sc.dir : p.params.base_dir;
+    for (const auto& spec : f->schema.specs()) {
+      if (spec.unit != kPathUnit || !p.params.has(spec.name)) continue;
+      const fs::path given(p.params.string(spec.name));
+      if (!given.empty() && given.is_relative())
+        t.insert_or_assign(spec.name, (fs::absolute(base) / given).lexically_normal().string());
+    }
     return t;
   };
   toml::array parts, pots, mods, outs;
-  for (const auto& p : sc.particles) parts.push_back(section(p, "generator"));
+  for (const auto& p : sc.particles)
+    parts.push_back(section(p, PluginKind::Generator, "generator"));
   for (const auto& p : sc.potentials) {
-    toml::table t = section(p, "type");
-    t.insert_or_assign("scheme", section(p.scheme, "type"));
+    toml::table t = section(p, PluginKind::Potential, "type");
+    t.insert_or_assign("scheme", section(p.scheme, PluginKind::Scheme, "type"));
     pots.push_back(std::move(t));
   }
-  for (const auto& p : sc.modifiers) mods.push_back(section(p, "type"));
-  for (const auto& p : sc.outputs) outs.push_back(section(p, "type"));
+  for (const auto& p : sc.modifiers) mods.push_back(section(p, PluginKind::Modifier, "type"));
+  for (const auto& p : sc.outputs) outs.push_back(section(p, PluginKind::Observer, "type"));
   out.insert("particles", std::move(parts));
   if (!pots.empty()) out.insert("potential", std::move(pots));
-  out.insert("integrator", section(sc.integrator, "type"));
+  out.insert("integrator", section(sc.integrator, PluginKind::Integrator, "type"));
   if (!mods.empty()) out.insert("modifier", std::move(mods));
   if (!outs.empty()) out.insert("output", std::move(outs));
   return out;
@@ -1240,7 +1252,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   choose_schemes(sc, registry, parallel::world() ? parallel::world()->size() : 1);
   energy_notes(sc, registry);
 
-  const toml::table out = resolved_table(sc, sim);
+  const toml::table out = resolved_table(sc, sim, registry);
   const std::string shown = comment_path(path);
   std::ostringstream os;
   os << "# Resolved configuration of " << shown << "\n"

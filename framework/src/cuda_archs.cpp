@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Which CUDA architecture lists run on which device: plain string logic, compiled in every build
 // (with and without CUDA) so that plugin checks and tests behave the same everywhere.
 #include <cctype>

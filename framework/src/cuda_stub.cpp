@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend's entry points in a build without CUDA: code that asks about the GPU links and
 // learns there is none; anything that would need one says why it cannot run.
 // (archs_run_on is pure string logic and lives in cuda_archs.cpp, shared by both builds.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: two loops beside for_each_index (pardyn/for_each.hpp), written once per
 // backend and run on functors, for the parallel store operations (parallel/store_ops.cpp):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The GPU half of index_loops.hpp: a grid-stride maximum (float bits and atomicMax) and cub's
 // selection over a counting iterator. Include from .cu files of libpardyn only; instantiate with
 // PARDYN_MAX_OVER_CUDA(F) and PARDYN_SELECT_CUDA(F).

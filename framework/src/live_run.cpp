@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A run changed from outside while it lives (the Python module, docs/python.md): its whole state
 // in memory and back (a checkpoint that is never written), and other parameters from a step on.
 #include "pardyn/app/simulation.hpp"

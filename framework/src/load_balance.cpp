@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Load balance of the all-pairs ring: blocks resized by the ranks' measured speed and the
 // particles moved between ranks to match.
 #include "pardyn/app/simulation.hpp"

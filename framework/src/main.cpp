@@ -1,8 +1,13 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pardyn command line: run, validate, plugins, check-plugin, checkpoint, version.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -192,7 +197,8 @@ int cmd_plugins(Registry& reg, const std::string& show) {
   std::cout << "\nplugin libraries:\n";
   for (const auto& p : reg.plugins())
     std::cout << "  " << p.path << "  (" << p.build_id
-              << (p.cuda_version ? ", CUDA archs " + p.cuda_archs : std::string()) << ")\n";
+              << (p.cuda_version ? ", CUDA archs " + p.cuda_archs : std::string())
+              << (p.optimised ? "" : ", built without optimisation") << ")\n";
   if (!reg.refused().empty()) {
     std::cout << "\nrefused:\n";
     for (const auto& r : reg.refused()) std::cout << "  " << r.path << ": " << r.reason << "\n";
@@ -261,6 +267,8 @@ int cmd_check_plugin(const Registry& reg, const std::string& name, const std::st
     if (!refused.empty()) std::fprintf(stderr, "%s\n", refused.c_str());
     return 1;
   }
+  const std::string slow = reg.note_for(reg.find(PluginKind::Potential, name)->library);
+  if (!slow.empty()) std::fprintf(stderr, "pardyn: note: %s\n", slow.c_str());
   const auto results = conformance::check_law(reg, name, o);
   std::cout << conformance::table(name, results);
   return conformance::passed(results) ? 0 : 1;
@@ -507,9 +515,29 @@ int cmd_run(LoadedScenario& in, const Registry& registry, const CommandLine& cl,
   return 0;
 }
 
+// OpenMP threads that wait for the others (at the end of each of a step's parallel loops) spin
+// before they sleep: libgomp, GCC's OpenMP, spins 300,000 rounds by default. On a node whose cores
+// other programs use too, the spinning thread holds the core that the thread it waits for needs, and
+// every loop of every step waits for the scheduler: runs were 10-30 times slower than with one
+// thread (docs/performance.md, "Threads on a shared node"). pardyn's default is therefore
+// OMP_WAIT_POLICY=passive (waiting threads sleep at once), unless the user set OMP_WAIT_POLICY or
+// GOMP_SPINCOUNT. libgomp reads them when it is loaded, before main: so pardyn sets the variable
+// and starts itself again, once, for the commands that compute (run, check-plugin); the others
+// start a tenth of a second sooner. (Other OpenMP runtimes read the variable later: no restart.)
+void openmp_wait_default(int argc, char** argv) {
+  if (argc < 2 || (std::strcmp(argv[1], "run") != 0 && std::strcmp(argv[1], "check-plugin") != 0))
+    return;
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+#if defined(__GNUC__) && !defined(__clang__)
+  execv("/proc/self/exe", argv);  // returns only when it failed: go on with libgomp's default
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  openmp_wait_default(argc, argv);
   CLI::App app{"pardyn " PARDYN_VERSION_STRING
                " — plugin-based particle dynamics on CPUs and GPUs.\n"
                "Docs: docs/ in the source tree; `pardyn plugins` lists the force laws, schemes, "
@@ -558,11 +586,14 @@ int main(int argc, char** argv) {
     LoadedScenario in = load_for_run(cl, registry, comm);
     const Scenario& sc = in.sc;
     // The scenario needs none of the refused plugin files (else it would have been refused): say
-    // which were left out, once.
-    if (root)
+    // which were left out, once; and which plugins were built without optimisation.
+    if (root) {
       for (const auto& r : registry.refused())
         std::fprintf(stderr, "pardyn: warning: plugin %s not loaded: %s\n", r.path.c_str(),
                      r.reason.c_str());
+      for (const auto& note : registry.notes())
+        std::fprintf(stderr, "pardyn: note: %s\n", note.c_str());
+    }
     if (*cl.validate) return cmd_validate(sc, registry, cl);
     return cmd_run(in, registry, cl, comm, root);
   } catch (const parallel::QuietError&) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "pardyn/output.hpp"
 
 #include <algorithm>

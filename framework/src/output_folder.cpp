@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The output folder: the outputs' files checked against each other, one run per folder at a
 // time (the lock), an earlier run's files replaced, and the folder prepared before the run.
 #include "pardyn/app/simulation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parallel planning: what a run on several ranks uses (the all-pairs ring, the domain
 // decomposition of cell lists) and how far the ghosts reach.
 #include "pardyn/app/simulation.hpp"

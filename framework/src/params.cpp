@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "pardyn/params.hpp"
 
 #include <sstream>
@@ -95,6 +96,13 @@ Schema& Schema::string(const std::string& name, std::optional<std::string> def,
   p.doc = doc;
   if (def) p.default_value = *def;
   return add(std::move(p));
+}
+
+Schema& Schema::path(const std::string& name, std::optional<std::string> def,
+                     const std::string& doc) {
+  string(name, std::move(def), doc);
+  specs_.back().unit = kPathUnit;
+  return *this;
 }
 
 Schema& Schema::choice(const std::string& name, std::optional<std::string> def,

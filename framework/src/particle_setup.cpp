@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Particle set-up: the [[particles]] blocks generated (velocities, offsets, checks), each rank making
 // only its part of them, the memory they need estimated, and each rank's share kept.
 #include "pardyn/app/simulation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the loader checks of a plugin file before any of its code runs (docs/plugins.md, "What the
 // loader checks"): who may change it, that it is a complete shared library, and its stamp.
 #pragma once

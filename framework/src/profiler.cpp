@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The profiler: where the loop's time goes, sampled per phase, and the closing breakdown
 // (docs/performance.md).
 #include "pardyn/app/simulation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The sums over particles behind Reductions (mass, energies, virial, momentum, angular momentum,
 // mass moment, max |a|, finiteness), accumulated per particle with compensated sums in double. One
 // definition for every backend: each accumulates its particles into ParticleSums and merges the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
 
@@ -243,8 +244,8 @@ void Registry::load_file(const std::string& path) {
     e.cuda_version = d->cuda_version;
     e.cuda_archs = d->cuda_archs;
   }
-  LoadedPlugin info{canonical,     d->name, d->pardyn_version, d->build_id, d->cuda_version,
-                    d->cuda_archs, {}};
+  LoadedPlugin info{canonical,     d->name, d->pardyn_version,   d->build_id, d->cuda_version,
+                    d->cuda_archs, {},      stamp.optimised != 0};
   std::vector<std::pair<int, std::string>> provides;
   for (const auto& e : staging.entries) {
     info.factories.push_back(std::string(to_string(e.info.kind)) + " " + e.info.name);
@@ -289,6 +290,39 @@ void Registry::commit(std::vector<Entry> entries, const std::string& origin) {
     const auto key = std::make_pair(int(e.info.kind), e.info.name);
     entries_.emplace(key, std::move(e));
   }
+}
+
+namespace {
+#if defined(__OPTIMIZE__)
+constexpr bool kCoreOptimised = true;
+#else
+constexpr bool kCoreOptimised = false;
+#endif
+std::string unoptimised_note(const std::string& path) {
+  return "plugin " + path +
+         " was built without optimisation (no -O): its loops run several times slower; rebuild "
+         "it with -DCMAKE_BUILD_TYPE=Release (docs/plugins.md, \"Build it optimised\")";
+}
+}  // namespace
+
+std::vector<std::string> Registry::notes() const {
+  std::vector<std::string> slow;
+  for (const auto& p : plugins_)
+    if (!p.optimised) slow.push_back(p.path);
+  if (slow.empty()) return {};
+  if (!kCoreOptimised)
+    return {"this pardyn and " + std::to_string(slow.size()) +
+            " of its plugins were built without optimisation (no -O, a Debug build): runs are "
+            "several times slower; build with scripts/build (Release) for production runs"};
+  std::vector<std::string> out;
+  for (const auto& p : slow) out.push_back(unoptimised_note(p));
+  return out;
+}
+
+std::string Registry::note_for(const std::string& path) const {
+  for (const auto& p : plugins_)
+    if (p.path == path && !p.optimised) return unoptimised_note(p.path);
+  return "";
 }
 
 void Registry::throw_if_refused() const {

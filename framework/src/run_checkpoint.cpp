@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoints of a run: the checkpoint output, the whole state written (gathered over the
 // ranks) and read back, and `pardyn run --resume`'s preparation.
 #include "pardyn/app/simulation.hpp"
@@ -274,6 +275,27 @@ class StateLoader final : public StateIn {
 };
 
 }  // namespace
+
+// A resumed run's observers keep what their files hold up to the checkpoint's step. An interrupted
+// run observed the step it stopped at whether or not the step was due (its files end with the state
+// it stopped in); an observer for which the step was not due keeps its files up to the step before,
+// so that the resumed run's files are byte for byte those of a run that never stopped. The time
+// bound lies half a step before the checkpoint's (outputs listed by time: run.pvd, fields.pvd).
+void Simulation::begin_observers() {
+  const bool interrupted = resume_ && resume_->reason == "interrupt";
+  for (auto& o : observers_) {
+    const bool due = !interrupted || resume_->step % std::max<std::uint64_t>(1, o->interval()) == 0;
+    if (!due) {
+      run_.resume_step = resume_->step - 1;
+      run_.resume_time = resume_->time - 0.5 * resume_->last_dt;
+    }
+    o->begin(run_);
+    if (!due) {
+      run_.resume_step = resume_->step;
+      run_.resume_time = resume_->time;
+    }
+  }
+}
 
 std::size_t Simulation::rank_offset(const checkpoint::Data& ck) const {
   // Where this rank's particles begin in the checkpoint's order (rank by rank).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What simulation.cpp's units share (particle_setup.cpp, output_folder.cpp, run_checkpoint.cpp,
 // live_run.cpp): the checkpoint output's marker class, the framework's own files, the cut-off check,
 // Simulation::guarded.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ab5: the fifth-order Adams-Bashforth method on the state y = (x, v), with f(y) = (v, a(x)):
 //
 //   y(t + dt) = y + dt/720 (1901 f_n - 2774 f_{n-1} + 2616 f_{n-2} - 1274 f_{n-3} + 251 f_{n-4})

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // all_pairs: every particle interacts with every other one, O(N^2). Builds nothing; the potential's
 // all-pairs traversal does the work.
 #include "pardyn/plugin_export.hpp"

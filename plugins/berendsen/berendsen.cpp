@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // berendsen: weak-coupling thermostat (Berendsen et al., J. Chem. Phys. 81, 3684 (1984)). After each
 // step (or every `interval` steps) all velocities are scaled by
 //   lambda = sqrt(1 + h / tau (T0 / T - 1)),

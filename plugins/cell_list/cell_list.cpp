@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // cell_list: particles binned into cells of at least the interaction range and sorted by cell (on
 // the backend: the GPU sorts on the device), with an optional Verlet list and, for long-range laws,
 // far zones (exact near cells, far cells by their centres of mass). The work is done by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // clusters: condensation analysis. Every observation, particles closer than `distance` are linked
 // (friends-of-friends); the connected components are the clusters. Reports, in thermo, the number
 // of clusters of at least `min_size` particles and the fraction of all particles in the largest, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clusters analysis' GPU code: the framework's per-particle kernel for each functor of
 // clusters_kernels.hpp (the host side runs them through for_each_index, clusters_finder.cpp).
 #include "clusters_kernels.hpp"

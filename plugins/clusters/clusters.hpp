@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // clusters: connected components of the "closer than `distance`" graph (the friends-of-friends
 // criterion), found with a union-find over the cell list built for `distance`, on the store's
 // backend (on the GPU for CUDA runs; the per-particle functors of clusters_kernels.hpp, the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clusters analysis on the store's backend: the Finder's steps, each one or two runs of the
 // functors of clusters_kernels.hpp by the framework's per-particle loop (for_each_index), on the
 // host's OpenMP threads or on the GPU. Only counters and the short lists the steps produce come to

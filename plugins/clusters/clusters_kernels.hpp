@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clusters analysis' per-particle work, written once for both backends: functors that the
 // framework's loop runs (for_each_index, pardyn/for_each.hpp: OpenMP threads on the host, a kernel
 // on the GPU; clusters.cu instantiates them for the GPU). They work on the slots of the cell list

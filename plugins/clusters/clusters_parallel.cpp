@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // clusters on several ranks: the join of the ranks' components (join_ranks, clusters.hpp). Each rank
 // has found the components of its own particles (Finder::find); a cluster of the whole system may
 // hold components of several ranks, linked by pairs of particles of different ranks closer than

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the analysis observers (rdf, msd) share: a step-count parameter, the checks of their
 // factories, and where their files go. Host code; header-only, compiled into each plugin.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An array in a backend's memory (the store's MemoryResource: host RAM for the CPU backend, device
 // memory for CUDA) that grows on demand, for plugins whose per-particle functors (for_each.hpp)
 // need scratch arrays on whichever backend the run uses. Host code; no CUDA needed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A device array that grows on demand, for plugins' CUDA code (.cu files only). Every CUDA call is
 // checked (pardyn/cuda_check.hpp): a failure is a pardyn::Error with the file and line.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // LAMMPS's conventions, shared by the lammps_data and lammps_dump plugins: the box bounds LAMMPS
 // files carry and the boundary letters of its `boundary` command (p periodic; f fixed, which
 // pardyn's walls are; s and m shrink-wrapped, which pardyn's open axes are).

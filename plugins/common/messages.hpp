@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Messages between the ranks of a parallel run, for plugins (RunInfo::comm): plain values appended
 // to bytes and read back in the same order, and an allgather over Comm::alltoallv. Host code;
 // header-only, compiled into each plugin that uses it (clusters, msd).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reading text files of particles (the xyz and lammps_data generators): a line reader that knows
 // the line number, numbers parsed without the locale, and every mistake reported as
 // `path:line: what is wrong, what to do (context)`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Text trajectories (the xyz and lammps_dump observers): one file, one frame appended per
 // observation, every particle of the run in each frame, sorted by id. The same machinery writes
 // files that hold one state (the lammps_data observer, Mode::Replace): each observation replaces

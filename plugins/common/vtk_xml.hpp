@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the observers that write VTK XML files share (plugins vtk and grid_fields): atomic, compressed
 // appended-binary writes with VTK's errors in the exception, and the .pvd collection of a series.
 // Header-only: each plugin is its own library.

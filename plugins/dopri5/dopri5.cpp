@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // dopri5: the Dormand-Prince 5(4) embedded Runge-Kutta pair (Dormand & Prince 1980; Hairer,
 // Norsett & Wanner, Solving ODEs I, II.5) on the state y = (x, v), f(y) = (v, a(x)), with step-size
 // control.

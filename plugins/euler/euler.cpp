@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // euler: the explicit (forward) Euler method. First order and not symplectic: the energy drifts
 // linearly in time. Kept as the baseline of integrator comparisons (seed 001).
 //

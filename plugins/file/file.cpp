@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // file: particles read from a CSV file (2D and 3D).
 //
 // The first line that is neither blank nor a comment ('#') is the header: comma-separated column
@@ -273,8 +274,8 @@ FactoryInfo file_info() {
   f.dims = kDimAll;
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
-  f.schema.string("path", std::nullopt,
-                  "CSV file to read; relative paths start at the scenario file's folder");
+  f.schema.path("path", std::nullopt,
+                "CSV file to read; relative paths start at the scenario file's folder");
   return f;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // galaxy: a central mass and a disk of stars on circular orbits around it (seed 001's initial
 // conditions), in 2D and 3D.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The `grid_fields` observer: density, temperature and flow velocity binned on a regular grid over
 // the box, one VTK XML ImageData file (.vti) per observation and a ParaView collection (fields.pvd).
 //

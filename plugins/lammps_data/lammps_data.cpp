@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // lammps_data: particles from a LAMMPS data file (what LAMMPS's write_data writes and read_data
 // reads; https://docs.lammps.org/read_data.html), and the run's state written as one (an output).
 //
@@ -679,8 +680,8 @@ void register_lammps_data(Registrar& r) {
   f.precisions = kPrecisionAll;
   f.backends = kBackendAll;
   f.schema
-      .string("path", std::nullopt,
-              "LAMMPS data file to read; relative paths start at the scenario file's folder")
+      .path("path", std::nullopt,
+            "LAMMPS data file to read; relative paths start at the scenario file's folder")
       .choice("style", std::string("auto"), {"auto", "atomic", "full"},
               "atom style of the Atoms section; auto: the comment after Atoms, else the column "
               "count")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // lammps_dump: LAMMPS text dumps (https://docs.lammps.org/dump.html): written in the `custom`
 // style, one frame per observation, which OVITO, VMD, MDAnalysis and LAMMPS's own read_dump read
 // (an output); and one frame read to start a run (a generator), from the `atom` and `custom`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // langevin: a Langevin thermostat applied as an exact Ornstein-Uhlenbeck velocity update after each
 // step (or every `interval` steps), the "O" part of a splitting such as BAOAB/OBABO:
 //   v <- c1 v + sqrt((1 - c1^2) T0 / m) xi,   c1 = exp(-h / tau),

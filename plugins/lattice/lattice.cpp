@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // lattice: particles on the sites of a regular lattice filling a rectangular region (2D and 3D).
 //
 // Kinds, with lattice constant a (`spacing`):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // leapfrog: kick-drift-kick (velocity Verlet). Second order, symplectic and time-reversible: the
 // energy error stays bounded instead of drifting. One force evaluation per step.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msd: mean-square displacement from the positions at the first analysis,
 //   msd(t) = (1/N) sum_i |r_i(t) - r_i(0)|^2,
 // with unwrapped positions (x + image L on periodic axes: a particle that crossed a periodic face

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The msd sums on the GPU: one pass over the particles, the reference positions (by id) in
 // device memory. Each thread accumulates its particles' squared displacements in double, each
 // block adds its threads' sums by a tree in shared memory into one partial per block, and a second

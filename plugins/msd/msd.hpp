@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msd: the sums behind the mean-square displacement, on the store's backend. Each particle's
 // unwrapped position x + image L (L the box side on periodic axes, where pardyn counts the
 // particle's wraps in its image numbers; box.hpp wrap_counting) is compared with its reference

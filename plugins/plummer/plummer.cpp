@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // plummer: a Plummer sphere in virial equilibrium (3D), sampled as in Aarseth, Henon & Wielen
 // (1974).
 //

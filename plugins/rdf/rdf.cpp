@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // rdf: the radial distribution function g(r), per unordered pair of particle types and for all
 // particles together, averaged over the analyses from step `start` on (every `interval` steps).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The rdf pair count on the GPU: one thread per sorted slot walks the 3^dim cells around its cell
 // and counts each pair once (partners in higher slots) into its type pair's histogram. A block
 // keeps a sub-histogram in shared memory when it fits (48 KiB: bins x type pairs <= 12288) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // rdf: the pair counting of the radial distribution function, on the store's backend. The cell
 // list (cell edge >= r_max, no neighbour list) gives every pair closer than r_max through the
 // 3^dim cells around each particle's cell (for_each_stencil_cell); each pair is counted once (from its lower slot) into

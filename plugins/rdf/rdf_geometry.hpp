@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ideal-gas reference of the rdf analysis: for two independent particles placed uniformly in
 // the box, the probability that their separation (the minimum image on periodic axes) lies in the
 // shell r1 <= r < r2. g(r) of a bin is the number of pairs counted in it over the pairs expected

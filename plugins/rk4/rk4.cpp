@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // rk4: the classic fourth-order Runge-Kutta method on the state y = (x, v), whose derivative is
 // f(y) = (v, a(x)). Four force evaluations per step; not symplectic, so the energy drifts slowly.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One classic Runge-Kutta step on the store's state (x, v): shared by the rk4 integrator and the
 // starter of ab5, which include this header (each plugin compiles its own copy; nothing crosses a
 // library boundary).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // symplectic_euler: the semi-implicit (symplectic) Euler method, kick then drift. First order like
 // explicit Euler, but symplectic: the energy error stays bounded instead of drifting. One force
 // evaluation per step.

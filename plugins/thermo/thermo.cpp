@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The `thermo` observer: a CSV log of the global quantities (energies, momentum, angular momentum,
 // temperature, energy drift) with one row per observation.
 //

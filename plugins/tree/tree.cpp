@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tree: the Barnes-Hut scheme. Rebuilds an octree (3D) or quadtree (2D) over the particles sorted
 // along a Morton curve at every force evaluation, with monopoles or quadrupoles; the potential's
 // tree walk (traversal/tree_cpu.hpp, tree_cuda.cuh) does the rest. See docs/tree.md.

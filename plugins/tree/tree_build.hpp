@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tree scheme's build steps that the CPU builder (tree_cpu.cpp) and the GPU builder (tree.cu)
 // share: Morton keys, the split of a node's particle range into its children, and a node's
 // multipoles. Plain structs and host/device functions; the builders only supply the loops (OpenMP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tree scheme's CPU builder: the steps of tree_build.hpp in OpenMP loops.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tree scheme's GPU builder: every step on the device, each particle's data read once.
 //   1. bounding cube (CUB reductions), 2. Morton keys, 3. CUB radix sort of (key, store index),
 //   4. gather of the sorted positions, masses and types, 5. nodes level by level from the root (one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Random sequential addition with keys (random_addition.hpp): the tiles, their candidates, the
 // decision of a candidate by the candidates before it, and the ranks' agreement on the cut and the
 // ids.

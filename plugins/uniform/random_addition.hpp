@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Random sequential addition (RSA) that any rank can make a part of: `count` points in a region,
 // no two closer than `spacing`, the same points (and their order, hence the particle ids) on any
 // number of ranks, each rank holding its own part and a thin halo.

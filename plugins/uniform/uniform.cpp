@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // uniform: particles uniformly at random in a rectangular region (2D and 3D), optionally no two
 // closer than min_spacing.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // velocity_rescale: the stochastic velocity rescaling thermostat of Bussi, Donadio and Parrinello
 // (J. Chem. Phys. 126, 014101 (2007)): a global scaling whose kinetic energy follows the exact
 // solution of a stochastic differential equation with the canonical distribution as its stationary

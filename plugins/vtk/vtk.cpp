@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The `vtk` observer: one VTK XML PolyData file (.vtp) per frame and a ParaView collection
 // (run.pvd) that lists them with their simulation times.
 //

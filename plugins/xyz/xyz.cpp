@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // xyz: extended XYZ files, read (generator) and written (observer).
 //
 // The extended XYZ format (libAtoms/QUIP, ASE, OVITO): a frame is a line with the number of atoms
@@ -729,8 +730,8 @@ void register_xyz(Registrar& r) {
   g.precisions = kPrecisionAll;
   g.backends = kBackendAll;
   g.schema
-      .string("path", std::nullopt,
-              "XYZ file to read; relative paths start at the scenario file's folder")
+      .path("path", std::nullopt,
+            "XYZ file to read; relative paths start at the scenario file's folder")
       .integer("frame", 0,
                "frame to read: 0 the first, 1 the second, ...; -1 the last, -2 the one "
                "before, ...",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // yoshida4: Yoshida's (1990) fourth-order symplectic integrator, the "triple jump": three leapfrog
 // steps of w1 dt, w0 dt, w1 dt, whose second-order errors cancel because 2 w1^3 + w0^3 = 0 while
 // 2 w1 + w0 = 1. Adjacent half kicks are merged, so a step costs three force evaluations.

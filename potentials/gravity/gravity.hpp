@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // gravity: Newtonian gravity with Plummer softening, in 2D and 3D.
 //
 //   U_ij = -G m_i m_j / sqrt(r^2 + eps^2)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // lennard_jones: the 12-6 Lennard-Jones pair potential, truncated (optionally shifted) at a
 // cut-off, with per-type parameters and mixing rules.
 //

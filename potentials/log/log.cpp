@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "log.hpp"
 
 #include "pardyn/pair_potential.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // log: the 2D logarithmic (Newtonian 2D) attraction with Plummer-type softening.
 //
 //   U_ij = G m_i m_j ln( sqrt(r^2 + eps^2) / r0 )

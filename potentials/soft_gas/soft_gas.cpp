@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "soft_gas.hpp"
 
 #include "pardyn/pair_potential.hpp"

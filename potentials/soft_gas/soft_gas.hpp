@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // soft_gas: seed 003's "three-potential" real-gas model (Balen 2016): a softened ln r attraction
 // everywhere plus, inside a critical radius, a 1/r^2 repulsion and a strong ln r attraction.
 //

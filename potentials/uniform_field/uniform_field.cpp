@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "uniform_field.hpp"
 
 #include "pardyn/plugin_export.hpp"

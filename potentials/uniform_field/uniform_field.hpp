@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // uniform_field: a constant acceleration field acting on every particle (gravity near a surface).
 //
 //   a_i = g          F_i = m_i g          U_i = -m_i g . x_i

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "walls.hpp"
 
 #include "pardyn/plugin_export.hpp"

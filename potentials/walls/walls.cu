@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // walls' GPU code: the soft wall force in the framework's per-particle kernel, and the hard walls'
 // bounces in the framework's per-particle loop.
 #include "pardyn/external_potential_cuda.cuh"

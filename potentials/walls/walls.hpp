@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // walls: the box faces of every axis whose [box] boundary is "wall" as hard reflecting walls (with
 // a restitution coefficient), and optionally a soft wall force near them.
 //

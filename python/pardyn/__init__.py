@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """pardyn from Python: run a scenario, step it, look at its particles as NumPy arrays.
 
     import pardyn

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks that a pardyn fields.pvd (grid_fields observer) opens in ParaView as image data.
 
 Run with ParaView's pvbatch or pvpython, e.g. from the repository root:

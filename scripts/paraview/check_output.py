@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks that a pardyn run.pvd opens in ParaView with the expected arrays and time steps.
 
 Run with ParaView's pvbatch or pvpython, e.g. from the repository root:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Renders a frame of a pardyn run (run.pvd) to PNG, coloured by a field, with a colour bar.
 
 Run with ParaView's pvbatch or pvpython, e.g. from the repository root:

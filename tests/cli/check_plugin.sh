@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # `pardyn check-plugin`: the conformance table of a law, its exit code, and the clear errors.
 source "$(dirname "$0")/common.sh" "$@"
 

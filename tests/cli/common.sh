@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the command-line tests: $1 = pardyn executable, $2 = source tree, $3 = scratch folder.
 set -euo pipefail
 PARDYN=$1

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The command line on bad input: clear messages and non-zero exit codes.
 . "$(dirname "$0")/common.sh"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every example validates and runs (shortened), its output is complete, and the committed reference
 # documentation matches the plugins' schemas.
 . "$(dirname "$0")/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The xyz and lammps_dump trajectories from the command line: a resumed run continues them after
 # the checkpoint's step (frames of the dead run after it, and a frame cut short, go) so that they
 # equal a straight run's byte for byte; a file that is not a trajectory is kept aside; the

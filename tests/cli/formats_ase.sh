@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ASE (Debian's python3-ase, 3.22) reads pardyn's extended XYZ with the run's velocities and
 # masses: ASE knows `momenta` and `masses`, OVITO `velo` and `mass`, and the xyz output writes
 # both. Every frame of a 3D run (two species, two masses, periodic and walled axes) and of a 2D run

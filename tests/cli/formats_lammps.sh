@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # LAMMPS and pardyn read each other's files: data files written by LAMMPS's write_data (3D atomic
 # after a run, with image flags, velocities and pair coefficients; 2D full) read by the
 # lammps_data generator, with [box] from = the data file, give the atoms LAMMPS's write_dump shows

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The grid_fields observer's files open in ParaView 5.11 (pvbatch) as image data with every array,
 # and the cells hold every particle. A 2D gas quenched by a thermostat ramp, on the CPU.
 . "$(dirname "$0")/common.sh"

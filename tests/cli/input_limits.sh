@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Input that used to crash, hang, run as nonsense or mislead (issue 15, found by fuzzing): sizes and
 # indices out of range, memory beyond the machine, special files, what validate must see, cut-offs
 # in small periodic boxes, and messages that say what actually happened.

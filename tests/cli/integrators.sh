@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The integrator comparison (examples/integrators) in its --check mode: every integrator runs the
 # two-galaxy collision, and each one's energy error falls as its step falls, at a rate near its order.
 . "$(dirname "$0")/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Ctrl-C stops a run cleanly: the output is complete up to the step where it stopped.
 . "$(dirname "$0")/common.sh"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every run writes log.txt (what the terminal showed, also with -q) ending with the timing
 # breakdown, whose sections add up to the loop's time.
 . "$(dirname "$0")/common.sh"

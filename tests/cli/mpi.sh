@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Parallel runs from the command line (mpirun -np 2 pardyn run): the output of two ranks, and the
 # ways a parallel launch can go wrong (different scenarios, a rank failing during setup or during
 # the steps), each of which must end the whole job with a clear message, never hang.

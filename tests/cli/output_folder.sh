@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # -o DIR: the run writes to DIR and the resolved config.toml says so, so that rerunning it writes
 # there too; a new run in a folder removes the old run's frames (docs/user-guide.md).
 . "$(dirname "$0")/common.sh"

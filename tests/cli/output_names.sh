@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every output writes inside the output folder under names of its own, refused at validate otherwise;
 # a new run in a folder replaces the earlier run's files, never mixes with them; the resolved
 # config.toml survives a scenario file name with a newline (docs/user-guide.md, "The output folder").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The output of a run opens in ParaView 5.11 (pvbatch) with every array and every frame.
 . "$(dirname "$0")/common.sh"
 

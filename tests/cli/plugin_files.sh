@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Plugin files are checked before any of their code runs (docs/plugins.md): truncated or foreign
 # libraries, folders others may write, files other users own and symbolic link loops are refused,
 # naming the file; a refused file stops only what needs it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The out-of-tree plugin template builds against this build tree and against an installation of it
 # (cmake --install), loads and runs with each; its GPU code compiles against the installed headers
 # wherever nvcc exists, with or without pardyn's CUDA backend.
@@ -7,9 +8,21 @@ build_dir=$(cd "$(dirname "$PARDYN")/.." && pwd)
 # The template is copied out of the source tree, as its README says to do.
 cp -r "$SRC/examples/plugin_template" tpl
 
-# 1. against the build tree
-cmake -S tpl -B tpl/build -Dpardyn_DIR="$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# 1. against the build tree, configured as the README says: no build type, so pardyn's package
+# chooses Release and the plugin is compiled with optimisation.
+cmake -S tpl -B tpl/build -Dpardyn_DIR="$build_dir" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 cmake --build tpl/build >/dev/null
+grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' tpl/build/CMakeCache.txt ||
+  fail "the template without a build type is not built Release: $(grep CMAKE_BUILD_TYPE: tpl/build/CMakeCache.txt)"
+python3 - tpl/build/compile_commands.json <<'PY' || fail "yukawa.cpp is not compiled with -O2 or -O3"
+import json, sys
+cmd = next(c["command"] for c in json.load(open(sys.argv[1])) if c["file"].endswith("yukawa.cpp"))
+levels = [w for w in cmd.split() if w.startswith("-O")]
+print("template, no build type: yukawa.cpp compiled with", " ".join(levels))
+assert levels and levels[-1] in ("-O2", "-O3"), cmd
+PY
+PARDYN_PLUGIN_PATH="$WORK/tpl/build/plugins" "$PARDYN" plugins > list.txt 2>&1
+grep "libpardyn_yukawa" list.txt | grep -q "without optimisation" && fail "the optimised plugin is listed as unoptimised"
 PARDYN_PLUGIN_PATH="$WORK/tpl/build/plugins" "$PARDYN" plugins show yukawa > show.txt
 grep -q "kappa" show.txt || fail "the template's plugin is not listed"
 grep -q "^schemes: all_pairs, cell_list$" show.txt || fail "plugins show yukawa: $(grep schemes show.txt)"
@@ -17,6 +30,22 @@ grep -q "^schemes: all_pairs, cell_list$" show.txt || fail "plugins show yukawa:
 (cd tpl && PARDYN_PLUGIN_PATH="$WORK/tpl/build/plugins" "$PARDYN" check-plugin yukawa \
   --reference yukawa.csv) > check.txt || { cat check.txt; fail "check-plugin yukawa failed"; }
 grep -q "^analytic .* pass " check.txt || fail "check-plugin yukawa compared no analytic values"
+grep -q "without optimisation" check.txt && fail "check-plugin notes the optimised plugin as unoptimised"
+
+# A plugin deliberately built without optimisation (Debug: -O0) still loads and passes, and
+# check-plugin, run, and plugins say it was built so.
+cmake -S tpl -B tpl/build-debug -Dpardyn_DIR="$build_dir" -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build tpl/build-debug >/dev/null
+(cd tpl && PARDYN_PLUGIN_PATH="$WORK/tpl/build-debug/plugins" "$PARDYN" check-plugin yukawa \
+  --reference yukawa.csv) > check-debug.txt 2>&1 || { cat check-debug.txt; fail "check-plugin on the Debug build failed"; }
+grep -q "^pardyn: note: plugin .*build-debug/plugins/libpardyn_yukawa.so was built without optimisation" \
+  check-debug.txt || { cat check-debug.txt; fail "check-plugin says nothing of the unoptimised plugin"; }
+sed 's|^plugin_paths = .*|plugin_paths = ["build-debug/plugins"]|' tpl/scenario.toml > tpl/debug.toml
+"$PARDYN" run tpl/debug.toml -q -o out_debug --set simulation.steps=5 2> run-debug.txt || { cat run-debug.txt; fail "the Debug plugin does not run"; }
+grep -q "^pardyn: note: plugin .*libpardyn_yukawa.so was built without optimisation" run-debug.txt ||
+  { cat run-debug.txt; fail "run says nothing of the unoptimised plugin"; }
+PARDYN_PLUGIN_PATH="$WORK/tpl/build-debug/plugins" "$PARDYN" plugins 2>/dev/null |
+  grep "libpardyn_yukawa" | grep -q "built without optimisation" || fail "plugins does not list the plugin as unoptimised"
 
 # Energy is conserved by the template's law under leapfrog (a real force, not zero), and because
 # its energy is shifted at the cut-off the error falls with the step instead of staying at the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The progress display on a terminal: one line redrawn in place that fits the terminal's width
 # (a wider one would wrap and leave a copy at every redraw), and a thermostatted run says what its
 # dE/E0 means.

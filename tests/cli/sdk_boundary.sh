@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The SDK's boundary, read from the sources (docs/plugins.md, "The SDK"):
 #   1. no CUDA translation unit sees Boost.DLL: nothing a .cu or .cuh file includes, directly or
 #      through pardyn's headers, includes <boost/dll...> or pardyn/plugin_export.hpp (the header

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # thermo's optional columns (n, volume, density, per-particle energies) and the Lennard-Jones tail
 # correction: consistent with the standard columns, the tail equal to a numerical integral of the
 # law beyond its cut-off (2D and 3D), and, where LAMMPS is installed, the first row equal to

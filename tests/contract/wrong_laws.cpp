@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pair evaluators that break the law contract (pardyn/evaluator.hpp), one per PARDYN_CASE: each must
 // fail to compile with the static_assert message that tests/CMakeLists.txt expects for it, and the
 // case `good` must compile. Compiled with -fsyntax-only by the ctests contract.*.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Fuzzes pardyn's input handling: mutated scenarios, CSV files and --set arguments.
 
 Every scenario of examples/ and tests/ (shrunk to a few particles and steps), plus a few built here

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes the analytic values the conformance suite compares every pair law with.
 
 Each law's pair energy U(r) and fdivr (the force on particle 0 divided by r, F_0 = fdivr (x_0 - x_1))

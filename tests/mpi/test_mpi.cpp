@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parallel runs over MPI: every scenario runs on all ranks of this launch (mpirun -np K) and once
 // more on rank 0 alone (RunOptions::serial), and the two final states must agree particle by
 // particle (matched by id), as must the global quantities (kinetic and potential energy, virial).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Plugins whose descriptor does not match this pardyn (ABI, build, version). Each says so in its stamp
 // too, which the loader reads before loading the file; the runtime descriptor says the same.
 #include <boost/dll/alias.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A plugin that registers a name the built-in plugins already use.
 #include "pardyn/plugin_export.hpp"
 

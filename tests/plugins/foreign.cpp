@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A shared library that is not a pardyn plugin, whose constructor leaves a file behind (at
 // $PARDYN_TEST_MARK): the loader must refuse it without ever running it (tests/cli/plugin_files.sh).
 #include <cstdio>

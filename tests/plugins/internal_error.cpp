@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A modifier that fails the way a bug does (a standard exception, not pardyn::Error): the command
 // line must report it as an internal error with exit code 3 (tests/cli/errors.sh).
 #include <stdexcept>

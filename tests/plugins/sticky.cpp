@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An out-of-tree long-range law with a short-range part (the tree and far-zone tests).
 #include "test_sticky.hpp"
 

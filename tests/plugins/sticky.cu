@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test_sticky.hpp"
 
 #include "pardyn/pair_potential_cuda.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // test_spring: U = k r^2 / 2 for r < rcut (0 beyond), F_i = -k (x_i - x_j).
 #pragma once
 

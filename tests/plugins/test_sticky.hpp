@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // test_sticky: an out-of-tree long-range law with a short-range part, for the schemes that
 // approximate distant particles (tree, cell_list far zones). With s = r^2 + eps^2:
 //   U_ij = m_i m_j [ -G / sqrt(s) + k (rs^2 - r^2)^2  if r < rs ]

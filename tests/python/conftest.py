@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The pytest suite of the Python module (ctest: python.module). Run by hand from the repository root:
 #   PYTHONPATH=build/python PARDYN_BUILD_DIR=build /usr/bin/python3 -m pytest tests/python
 import os

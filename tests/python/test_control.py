@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Driving a run from Python as a HOOMD-blue or OpenMM user does (docs/python.md): close() and
 `with` free everything, parameters change during the run, snapshots and resumes continue exactly,
 per-particle energies and virials, the GPU's choice, and clear errors for wrong arguments."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """examples/python, run as a user runs them (in their --quick form)."""
 import csv
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python module against what the command line does (docs/python.md)."""
 import csv
 import os

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Test systems and error measures shared by the tree's benchmark (bench/tree_bench.cpp) and its
 // tests (tests/test_tree.cpp): a 3D Plummer sphere from the plummer generator, a 2D Plummer disk,
 // and relative force errors (RMS, 99th percentile, maximum). In the test-support library

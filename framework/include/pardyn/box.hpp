@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The simulation box: bounds and a boundary condition per axis.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cell-list neighbourhood: what the cell_list scheme builds and the cell-list traversals read,
 // and the builder that makes it (in libpardyn, so that analyses can use it too).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Compensated (Kahan-Babuska-Neumaier) summation in double. Energies and conserved quantities are
 // summed with it: a plain double sum of 10^6 terms of mixed sign loses digits that the energy drift of a
 // good integrator lives in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pardyn core definitions shared by the framework, every plugin, and device code.
 // Plain C++17 with no dependencies, so that it can be included by nvcc-compiled files.
 #pragma once

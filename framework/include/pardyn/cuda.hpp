@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host-side view of the CUDA backend, usable from plain C++ files (no CUDA headers). Every function
 // exists in every build: without CUDA, device_count() is 0 and the others throw pardyn::Error.
 #pragma once

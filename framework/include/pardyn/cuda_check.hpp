@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Error checking for CUDA calls and kernel launches, for .cu files. Every failure becomes a
 // pardyn::Error naming the file, the line, the call and CUDA's message.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The force-law contract: what a pair law is, in one place (docs/plugins.md explains it with an
 // example). A law that breaks it does not compile: the checks below (PairLawContract) say what to add.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Exact summation of doubles: the sum of any number of terms, in any order and cut into any pieces
 // (the ranks of a parallel run), rounded once to the nearest double at the end. What a generator or
 // the set-up of a [[particles]] block sums over all its particles (a centre of mass, a momentum, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ExternalPotential<Law>: turns an external law (a field acting on each particle alone: a uniform
 // field, soft walls) into a Potential plugin object, with the loop written once here (CPU, OpenMP)
 // and in external_potential_cuda.cuh (GPU).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The GPU half of ExternalPotential<Law>: include from the plugin's .cu file and end it with
 // PARDYN_EXTERNAL_POTENTIAL_CUDA(Law). The same evaluator as on the CPU, one thread per particle.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The per-particle loop of each backend: a per-particle operation is written once, as a functor,
 // and run by the loop of the backend where the particles live (as ExternalPotential's evaluators).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The GPU half of for_each.hpp: the one kernel template that runs a per-particle functor, and its
 // launch. Include from .cu files only, and define the launch for each functor the file runs with
 // PARDYN_FOR_EACH_CUDA(F) (the CPU side then calls it through for_each_index(Backend, n, f)).

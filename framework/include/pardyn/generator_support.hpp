@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Helpers for generator plugins: portable random numbers, number formatting for messages, the
 // region a generator fills, and what a generator that makes a range of its block needs (the chunk
 // streams' loop, sums and orders over the ranks that make the block together).

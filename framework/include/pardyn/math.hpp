@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Small math helpers usable on host and device. Evaluators use these instead of 1/std::sqrt so that
 // each backend can pick its fastest accurate form. Their names differ from C's (rsqrt, log, exp) so
 // that `using namespace pardyn;` never makes a call ambiguous in CUDA's headers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Helpers for observers: files written atomically (an interrupted run never leaves half a file), and a
 // background writer so that writing a frame does not stall the stepping.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // PairPotential<Law>: turns a pair law (evaluator.hpp) into a Potential plugin object by instantiating
 // the framework's traversal templates for it, in the plugin that includes this header.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The GPU half of PairPotential<Law>: include from the plugin's .cu file and end it with
 // PARDYN_PAIR_POTENTIAL_CUDA(Law). The same evaluator as on the CPU, in the framework's kernels.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parameter schemas and validated parameter sets. Every plugin states its parameters (name, type, unit,
 // default, range, allowed values, documentation); the scenario loader checks every key against them
 // before anything runs, and the plugin receives a ParamSet in which every value is present and valid.
@@ -33,6 +34,9 @@ struct ParamSpec {
   std::size_t list_min = 0, list_max = 0;  // element count bounds for lists (0 = unbounded)
 };
 
+// The unit of a string parameter that names an input file (Schema::path).
+constexpr const char* kPathUnit = "path";
+
 // Fluent builder so that a schema reads as a table in the plugin's source.
 class Schema {
  public:
@@ -48,6 +52,10 @@ class Schema {
                   std::optional<double> max = std::nullopt);
   Schema& boolean(const std::string& name, bool def, const std::string& doc);
   Schema& string(const std::string& name, std::optional<std::string> def, const std::string& doc);
+  // A file the plugin reads: a string whose unit is kPathUnit. A relative path starts at the
+  // scenario file's folder (ParamSet::base_dir); the resolved config.toml of a run records it
+  // absolute, so that the file runs again from the output folder.
+  Schema& path(const std::string& name, std::optional<std::string> def, const std::string& doc);
   Schema& choice(const std::string& name, std::optional<std::string> def,
                  std::vector<std::string> choices, const std::string& doc);
   Schema& reals(const std::string& name, std::optional<std::vector<double>> def,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Particle storage: a structure of arrays in the run's precision and dimension, resident in the
 // backend's memory (host RAM for the CPU backend, device memory for CUDA). Kernels see it through a
 // ParticleView: a trivially-copyable bundle of pointers that can be passed to a CUDA kernel by value.

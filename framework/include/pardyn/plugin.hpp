@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The plugin SDK: the interfaces a plugin implements, the registry it adds factories to, and the
 // descriptor every plugin library exports. No template crosses the library boundary: plugins hand the
 // framework factories of objects behind these virtual interfaces.
@@ -588,6 +589,7 @@ struct PluginStamp {
   char build_id[96];
   char cuda_archs[128];
   char name[64];
+  std::uint32_t optimised;  // 1: its registration unit was compiled with optimisation (-O1 and up)
 };
 constexpr const char* kStampSection = ".pardyn_plugin";
 constexpr const char* kStampMagic = "pardyn-plugin";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A plugin library's exports: the descriptor (through Boost.DLL) and the stamp, written by
 // PARDYN_PLUGIN(fn) (or PARDYN_PAIR_POTENTIAL_PLUGIN / PARDYN_EXTERNAL_POTENTIAL_PLUGIN, which end
 // in it). Only the host-side registration unit of a plugin (the .cpp file that holds that macro)
@@ -21,6 +22,13 @@
 #endif
 #ifndef PARDYN_PLUGIN_CUDA_ARCHS
 #define PARDYN_PLUGIN_CUDA_ARCHS ""
+#endif
+// Whether the plugin's loops (instantiated in this unit) were compiled with optimisation: the loader
+// and `pardyn check-plugin` say so when they were not (docs/plugins.md).
+#if defined(__OPTIMIZE__)
+#define PARDYN_PLUGIN_OPTIMISED 1u
+#else
+#define PARDYN_PLUGIN_OPTIMISED 0u
 #endif
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
 #include <cuda_runtime_api.h>
@@ -51,4 +59,5 @@
 #define PARDYN_PLUGIN_STAMP(abi, version, build_id, cuda_version, cuda_archs, name)  \
   extern "C" __attribute__((visibility("default"), used, section(".pardyn_plugin"))) \
   const ::pardyn::PluginStamp pardyn_plugin_stamp = {                                \
-      "pardyn-plugin", abi, cuda_version, version, build_id, cuda_archs, name};
+      "pardyn-plugin", abi,        cuda_version, version,                            \
+      build_id,        cuda_archs, name,         PARDYN_PLUGIN_OPTIMISED};

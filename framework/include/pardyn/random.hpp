@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Counter-based random numbers for kernels: a value is a pure function of (seed, step, particle id,
 // stream), so the CPU and the GPU, with any number of threads, draw the same numbers, and no
 // generator state has to be stored per particle.

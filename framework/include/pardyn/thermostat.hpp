@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the thermostat modifiers (berendsen, langevin, velocity_rescale) share: the target temperature
 // with an optional linear ramp (a quench or a heating), the relaxation time, the application interval
 // and the time elapsed since the last application. Header-only: each thermostat plugin compiles it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tree neighbourhood: what the `tree` scheme builds and the tree walks (traversal/tree_cpu.hpp,
 // traversal/tree_cuda.cuh) read. Plain structs and pointers, so that the same data serves the CPU
 // and the GPU, and host/device functions for what both walks compute (the opening test and a node's

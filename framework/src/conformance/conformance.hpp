@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The conformance suite of a force law: one set of checks that every registered potential gets,
 // built in or out of tree. The test suite runs it for every law it finds (tests/test_conformance.cpp)
 // and `pardyn check-plugin NAME` runs it for any installed plugin. Not part of the plugin SDK: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend: device queries, device memory, the element-wise kernels integrators use, and
 // the compensated reductions observers read. Everything runs on the default stream (0), so kernels,
 // copies and the host see one order of operations and no call needs an explicit stream.

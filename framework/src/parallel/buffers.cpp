@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where the parallel engines' buffers live: index lists, message stages and staged bytes, in host
 // memory for a CPU store and in device (and pinned host) memory for a GPU store. The one unit of
 // the parallel store operations that looks at the backend; their loops are in store_ops.cpp.

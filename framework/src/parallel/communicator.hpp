@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the communicator of a parallel run. The SDK's Comm (plugin.hpp) is what
 // plugins may use; the framework's parallel engines (the all-pairs ring, the domain decomposition)
 // need point-to-point messages as well. Implemented over MPI (communicator_mpi.cpp) when pardyn is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The communicator over MPI (OpenMPI from Debian, or whichever MPI the machine runs).
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>

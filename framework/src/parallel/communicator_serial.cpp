@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A pardyn built without MPI: no communicator. A launch by mpirun as several processes is refused,
 // since each process would otherwise run the whole scenario alone and write the same files.
 #include <cstdlib>

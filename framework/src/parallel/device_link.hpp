@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: device-to-device messages between two ranks on one node through CUDA IPC.
 // The sender's message buffer is mapped into the receiver's address space (once, and again when it
 // grows), and the receiver copies from it over NVLink or PCIe with the copy engines: no host memory,

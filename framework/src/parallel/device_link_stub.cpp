@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A pardyn built without CUDA has no device links (Domain never asks for one).
 #include "device_link.hpp"
 

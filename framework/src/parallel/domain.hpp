@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: spatial domain decomposition for short-range schemes (cell_list) in a
 // parallel run. The box is cut into a grid of sub-boxes, one per rank, along its bounded (periodic
 // or walled) axes; each rank owns the particles inside its sub-box. Forces come from a work store

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the all-pairs ring of a parallel run (seed 004). Every rank owns a block of
 // particles; the blocks travel once around the ring of ranks, and each rank adds the forces of every
 // block that passes on its own particles. Transfers of the next block overlap the kernel on the block

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The GPU half of the all-pairs ring: pinned host buffers for the blocks in transit, their device
 // copies on a second stream (so that a copy overlaps the kernel on the previous block), and events
 // that order each copy before the kernel that reads it and after the kernel that last read its

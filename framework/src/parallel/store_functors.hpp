@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the per-particle work of the parallel store operations (store_ops.hpp),
 // each written once as a functor (for_each.hpp) and run by the loop of the store's backend:
 // store_ops.cpp on the CPU, store_ops_cuda.cu on the GPU (which instantiates every functor listed in

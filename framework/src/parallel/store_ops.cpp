@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The parallel engines' store operations, each written once: the loops are functors
 // (store_functors.hpp) run by the store's backend; where buffers live is buffers.cpp's business.
 #include "store_ops.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the operations on a particle store that the parallel engines need (moving
 // particles between ranks, ghost positions, source blocks), once for the host and once for the GPU
 // (store_ops_cuda.cu). Index lists and codes travel through host memory; the per-particle work runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The parallel engines' store operations on the GPU: the loops of store_functors.hpp's functors
 // (every store operation is written once, in store_ops.cpp, and runs these through for_each_index,
 // max_over_index and select_index) and the device memory the operations' buffers use. Default stream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The device memory of the parallel store operations in a pardyn built without CUDA: no store lives on
 // a device there, so none of them is reached; each reports an internal error if it ever is.
 #include "store_ops.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the tree scheme on several ranks, through locally essential trees (Salmon
 // 1991; Warren & Salmon 1993). Each rank owns a compact piece of space (a parallel run with a tree
 // term deals the particles out along a Morton curve at the start) and, before each evaluation of

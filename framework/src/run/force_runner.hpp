@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: how one force term of a run is computed. Each [[potential]] gets one
 // runner when the run is planned (Simulation::plan_parallel), and a force evaluation is then
 //     communicate();  for (term : terms) term.runner->compute(evaluation);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the scheme of every [[potential]] given without one, for one rank and for
 // many, in one place (docs/real-gas.md "Choosing the scheme", docs/parallel.md), and the notes that
 // say what was chosen or what a chosen scheme will cost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // All-pairs traversal on the CPU: OpenMP over blocks of target particles, cache blocking over tiles of
 // source particles, and an inner loop over the tile that the compiler vectorises (one SIMD lane per
 // source). Instantiated inside each potential's plugin for its evaluator; nothing here is virtual.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // All-pairs traversal on the GPU, instantiated inside each potential's plugin for its evaluator.
 //
 // A block of T threads owns T*K target particles: every thread keeps K targets (positions and sums) in

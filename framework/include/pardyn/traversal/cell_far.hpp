@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cell list's far zones: what one target particle receives from the cells outside its exact
 // near zone, through the pyramid of cells (CellList::levels). Host/device: the CPU traversal
 // (cell_list_cpu.hpp) and the GPU kernel (cell_list_cuda.cuh) call the same function.

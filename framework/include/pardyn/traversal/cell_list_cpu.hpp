@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Cell-list traversal on the CPU (OpenMP), instantiated inside each potential's plugin for its
 // evaluator. Three forms, after what the builder made (cell_list.hpp):
 //   - Verlet list, half (the default): each pair once, Newton's third law, per-thread sums;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Cell-list traversal on the GPU, instantiated inside each potential's plugin for its evaluator.
 // One thread per sorted slot (neighbouring threads hold neighbouring particles, so their reads of
 // neighbours hit the same cache lines), a full list or stencil (no atomics: each thread sums its

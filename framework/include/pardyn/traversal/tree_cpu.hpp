@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Barnes-Hut tree walk on the CPU (OpenMP), instantiated inside each potential's plugin for its
 // evaluator. The same scheme as the GPU walk (tree_cuda.cuh): the targets are taken in the tree's
 // walk groups (up to 32 particles of one node or of sibling nodes, close together); one walk per

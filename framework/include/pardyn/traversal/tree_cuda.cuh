@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Barnes-Hut tree walk on the GPU, instantiated inside each potential's plugin for its evaluator.
 //
 // One warp per walk group of the tree (up to 32 particles of one node, or of sibling nodes:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Backend selection: memory and element-wise operations of the CPU (OpenMP) backend and, when built
 // with CUDA, the GPU backend.
 #pragma once

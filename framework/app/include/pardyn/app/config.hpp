@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Scenarios: a TOML file validated against the framework's sections and every plugin's schema before
 // anything runs. Errors carry file:line:column, what is wrong and the nearest valid key or the allowed
 // values; all of a file's errors are reported at once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How much memory a run may still take, for the estimates made before anything large is allocated
 // (a count of 10^12 particles is refused with the number, not met with std::bad_alloc).
 #pragma once

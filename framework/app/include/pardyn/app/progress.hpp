@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Terminal progress: a bar with steps/s and ETA (redrawn in place on a terminal, a line every 10% in a
 // log file), and the periodic thermo line.
 #pragma once

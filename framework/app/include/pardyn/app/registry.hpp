@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The registry of plugin factories and the plugin loader (Boost.DLL).
 //
 // The registry owns the loaded libraries. Every object it makes holds a reference to its library, so a
@@ -26,6 +27,7 @@ struct LoadedPlugin {
   int cuda_version = 0;
   std::string cuda_archs;
   std::vector<std::string> factories;  // "kind name"
+  bool optimised = true;  // compiled with optimisation (its stamp says so); else it runs slowly
 };
 
 struct RefusedPlugin {
@@ -67,6 +69,11 @@ class Registry {
   // Refusals as lines "\n  path: reason", from refusal `first` on.
   std::string refusals_text(std::size_t first = 0) const;
   const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
+  // Notes, not refusals: the loaded plugins built without optimisation, one line each ("" for
+  // none). When pardyn itself was built so, one line for it and its plugins together.
+  std::vector<std::string> notes() const;
+  // The note for the library at `path` (a loaded plugin built without optimisation), or "".
+  std::string note_for(const std::string& path) const;
 
   const FactoryInfo* find(PluginKind kind, const std::string& name) const;
   // Every factory of a kind (all kinds if none is given), sorted by name.

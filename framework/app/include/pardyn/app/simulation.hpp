@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The scheduler: builds every plugin object of a scenario, generates the particles and runs the step
 // loop  integrator -> modifiers -> observers, with forces from the force field.
 #pragma once
@@ -275,6 +276,7 @@ class Simulation final : public StepContext {
   void write_checkpoint(const char* reason);
   void restore_particles(const checkpoint::Data& ck);
   void restore_states(const checkpoint::Data& ck);
+  void begin_observers();  // begin() each observer; resumed: what of its files each one keeps
   std::size_t rank_offset(const checkpoint::Data& ck) const;  // this rank's first particle in it
   std::string non_finite_hint() const;
   // The whole state as a checkpoint holds it (collective in a parallel run).

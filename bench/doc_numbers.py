@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The measured numbers that README.md, docs/ and examples/ quote: measure them again, check them.
+
+Every measured number in the Markdown is followed by an invisible marker naming its record,
+
+    runs at 445<!--n:real_gas_2d.rate--> steps/s
+
+and bench/numbers.toml holds, for each record, the command that measures it, the device it was
+measured on, and how the number is picked from the command's output and written. This program
+
+    bench/doc_numbers.py [--build DIR] [--device D] [ID ...]   measure (every measure of device D,
+                                                                or the measures ID) and rewrite the
+                                                                quoted numbers and the record
+    bench/doc_numbers.py --check [--build DIR] [--no-exact]    change nothing: exit 1 if a quoted
+                                                                number is stale or has no record
+
+--check (scripts/check-docs runs it, ctest cli.docs) fails when a marker names no record, when a
+record's number is quoted differently in two places, when a measure says nowhere where it was
+measured, when a number that reads as a measurement has no marker (outside the pages the record
+lists as unmigrated), and, for the measures of device "exact" (deterministic results: the same on
+any machine with this build), when measuring again gives another number than the text quotes. Timings
+(devices "cpu-2core", "h100", ...) cannot be measured again everywhere: they are refreshed by
+running this program on their device, which records the date and commit (the lead does it for the
+GPU numbers on the GPU machine). docs/numbers.md says how to add a number.
+"""
+import argparse
+import datetime
+import glob
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECORD = os.path.join(ROOT, "bench", "numbers.toml")
+# A quoted number: a sign, digits with thousands commas and a decimal point, an optional power of
+# ten written as ·10⁻⁶, and an optional second number after an en dash (a range).
+_ONE = r"[0-9][0-9,]*(?:\.[0-9]+)?(?:·10[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+NUMBER = rf"[−+]?{_ONE}(?:–{_ONE})?"
+MARK = re.compile(rf"({NUMBER})<!--n:([A-Za-z0-9_.-]+)-->")
+BARE_MARK = re.compile(r"<!--n:([A-Za-z0-9_.-]+)-->")
+BLOCK_MARK = re.compile(r"^\s*<!--n:([A-Za-z0-9_.-]+)-->\s*$")  # alone on its line, above a fence
+SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+# What reads as a measurement: a number before a rate, a time, a size or a speed-up. On a page not
+# listed under `unmigrated` in the record, each one needs a marker (`given` for a number that is a
+# setting or a size by design, not a measurement).
+UNIT = r"(?:steps/s|interactions/s|particle-steps/s|pairs/s| ?×|\s(?:s|ms|µs|MB|GB|GiB|KiB|MiB)\b)"
+MEASURED = re.compile(rf"(?<![\w.·/]){NUMBER}(<!--n:[A-Za-z0-9_.-]+-->)?(?={UNIT})")
+GIVEN = "given"
+
+
+def doc_files():
+    """The Markdown that quotes numbers: README.md, docs/*.md, examples/**/*.md."""
+    files = [os.path.join(ROOT, "README.md")]
+    files += sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    files += sorted(glob.glob(os.path.join(ROOT, "examples", "**", "*.md"), recursive=True))
+    return files
+
+
+def load_record():
+    with open(RECORD, "rb") as f:
+        rec = tomllib.load(f)
+    load_record.unmigrated = rec.get("unmigrated", [])
+    measures = {}
+    for m in rec.get("measure", []):
+        if m["id"] in measures:
+            raise SystemExit(f"{RECORD}: measure '{m['id']}' twice")
+        measures[m["id"]] = m
+    return measures
+
+
+def fmt(values, spec):
+    """Writes the picked values as the docs quote them (a minus as U+2212)."""
+    if spec.startswith("range:"):
+        inner = spec[len("range:"):]
+        lo, hi = fmt([min(values)], inner), fmt([max(values)], inner)
+        return lo if lo == hi else f"{lo}–{hi}"
+    if spec.startswith("median:"):
+        v = sorted(values)
+        n = len(v)
+        med = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+        return fmt([med], spec[len("median:"):])
+    if len(values) != 1:
+        raise ValueError(f"format '{spec}' takes one value, the command gave {len(values)}")
+    x = values[0]
+    if spec.startswith("sci"):  # sci2: 6.3·10⁻⁶ (two significant digits)
+        digits = int(spec[3:])
+        if x == 0:
+            return "0"
+        e = math.floor(math.log10(abs(x)))
+        m = round(x / 10**e, digits - 1)
+        if abs(m) >= 10:
+            m, e = m / 10, e + 1
+        text = f"{m:.{digits - 1}f}·10{str(e).translate(SUPER)}"
+    elif spec.startswith("sig"):  # sig3: three significant digits, no exponent
+        digits = int(spec[3:])
+        if x == 0:
+            return "0"
+        e = math.floor(math.log10(abs(x)))
+        x = round(x, digits - 1 - e)
+        e = math.floor(math.log10(abs(x)))  # 0.0996 rounds to 0.10
+        text = f"{x:.{max(0, digits - 1 - e)}f}"
+    else:
+        text = format(x, spec)
+    return text.replace("-", "−")
+
+
+def measure(m, build, scratch):
+    """Runs a measure's command; returns {name: text} for its values."""
+    env = dict(os.environ)
+    env["BUILD"] = build
+    env["PARDYN"] = os.path.join(build, "bin", "pardyn")
+    env["OUT"] = os.path.join(scratch, m["id"])
+    os.makedirs(env["OUT"], exist_ok=True)
+    print(f"doc_numbers: {m['id']}: {m['command']}", flush=True)
+    r = subprocess.run(["bash", "-c", m["command"]], cwd=ROOT, env=env, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"doc_numbers: {m['id']}: the command failed ({r.returncode}):\n"
+                         f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    out = r.stdout + r.stderr
+    texts = {}
+    for name, v in m["values"].items():
+        found = re.findall(v["pick"], out, re.MULTILINE)
+        if not found:
+            raise SystemExit(f"doc_numbers: {m['id']}.{name}: '{v['pick']}' found nothing in:\n"
+                             f"{out[-3000:]}")
+        if v["format"] == "text":  # a block of output, quoted as a fenced block
+            texts[name] = found[-1].rstrip("\n")
+            continue
+        vals = [float(x.replace(",", "")) for x in found]
+        if v.get("invert"):
+            vals = [1 / x for x in vals]
+        vals = [x * v.get("scale", 1) for x in vals]
+        texts[name] = fmt(vals if v.get("all") else vals[-1:], v["format"])
+    return texts
+
+
+def prose(text):
+    """Yields (line number, start, end) of the stretches of Markdown outside code (fenced blocks,
+    `spans`), where markers count: an example of a marker in code is not one."""
+    fence = None
+    pos = 0
+    for n, line in enumerate(text.split("\n"), 1):
+        m = re.match(r"^\s*(`{3,}|~{3,})", line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+        elif m:
+            fence = m.group(1)
+        else:
+            at = 0
+            for span in re.finditer(r"(`+).*?\1", line):
+                yield n, pos + at, pos + span.start()
+                at = span.end()
+            yield n, pos + at, pos + len(line)
+        pos += len(line) + 1
+
+
+def quoted(files, unmigrated=()):
+    """Every marker: {id: [(file, line, text)]}; and the problems: markers without a number, and
+    measured-looking numbers without a marker on the pages not listed as unmigrated."""
+    out, bad = {}, []
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        rel = os.path.relpath(path, ROOT)
+        for n, a, b in prose(text):
+            part = text[a:b]
+            if rel not in unmigrated:
+                for m in MEASURED.finditer(part):
+                    if not m.group(1):
+                        bad.append(f"{rel}:{n}: '{m.group(0)}' reads as a measured number but names "
+                                   f"no record: add <!--n:MEASURE.NAME--> after it, or "
+                                   f"<!--n:given--> if it is not a measurement (docs/numbers.md)")
+            numbered = {m.start(2) - 6 for m in MARK.finditer(part)}
+            for m in MARK.finditer(part):
+                if m.group(2) != GIVEN:
+                    out.setdefault(m.group(2), []).append((path, n, m.group(1)))
+            for m in BARE_MARK.finditer(part):
+                if m.start() not in numbered and not BLOCK_MARK.match(part):
+                    bad.append(f"{os.path.relpath(path, ROOT)}:{n}: marker {m.group(1)} "
+                               f"follows no number")
+        for key, n, body in blocks(text):
+            out.setdefault(key, []).append((path, n, body))
+    return out, bad
+
+
+def blocks(text):
+    """Yields (id, line, content) of each fenced block that a marker line right above names: its
+    content is a measured output, quoted whole (format "text")."""
+    lines = text.split("\n")
+    for i in range(len(lines) - 1):
+        m = BLOCK_MARK.match(lines[i])
+        f = re.match(r"^(`{3,})", lines[i + 1])
+        if m and f:
+            end = next((j for j in range(i + 2, len(lines)) if lines[j].startswith(f.group(1))),
+                       None)
+            if end is not None:
+                yield m.group(1), i + 3, "\n".join(lines[i + 2:end])
+
+
+def check(build, exact):
+    measures = load_record()
+    marks, bad = quoted(doc_files(), load_record.unmigrated)
+    for page in load_record.unmigrated:
+        if not os.path.isfile(os.path.join(ROOT, page)):
+            bad.append(f"bench/numbers.toml: unmigrated page {page} does not exist")
+    for key, places in sorted(marks.items()):
+        mid, _, name = key.rpartition(".")
+        where = f"{os.path.relpath(places[0][0], ROOT)}:{places[0][1]}"
+        if mid not in measures or name not in measures[mid].get("values", {}):
+            bad.append(f"{where}: {places[0][2]} is marked '{key}', which bench/numbers.toml does "
+                       f"not record (add a measure: docs/numbers.md)")
+            continue
+        texts = {t for _, _, t in places}
+        if len(texts) > 1:
+            bad.append(f"{key} is quoted as " + ", ".join(
+                f"{t} ({os.path.relpath(p, ROOT)}:{n})" for p, n, t in places))
+    for mid, m in measures.items():
+        for key in ("command", "device", "what"):
+            if not m.get(key):
+                bad.append(f"bench/numbers.toml: measure '{mid}' has no {key}")
+        if m.get("device") != "exact" and not m.get("measured"):
+            bad.append(f"bench/numbers.toml: measure '{mid}' does not say when and where it was "
+                       f"measured ('measured')")
+        for name in m.get("values", {}):
+            if f"{mid}.{name}" not in marks:
+                bad.append(f"bench/numbers.toml: {mid}.{name} is quoted nowhere")
+    if exact:
+        scratch = tempfile.mkdtemp(prefix="doc_numbers.")
+        try:
+            for mid, m in measures.items():
+                if m.get("device") != "exact":
+                    continue
+                if m.get("needs") and not shutil.which(m["needs"]):
+                    print(f"doc_numbers: {mid}: not measured again: needs '{m['needs']}'")
+                    continue
+                for name, text in measure(m, build, scratch).items():
+                    for path, n, t in marks.get(f"{mid}.{name}", []):
+                        if t != text:
+                            bad.append(f"{os.path.relpath(path, ROOT)}:{n}: {t} is stale: "
+                                       f"'{m['command']}' gives {text} ({mid}.{name}; "
+                                       f"bench/doc_numbers.py {mid} rewrites it)")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    for line in bad:
+        print(line)
+    n_marks = sum(len(p) for p in marks.values())
+    if not bad:
+        print(f"doc_numbers: {n_marks} quoted numbers of {len(measures)} measures agree with "
+              f"bench/numbers.toml" + (", the exact ones measured again" if exact else ""))
+    return 1 if bad else 0
+
+
+def rewrite_docs(new):
+    """Replaces the quoted numbers whose marker is in `new` ({id: text})."""
+    for path in doc_files():
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        pieces, last = [], 0
+        for _, a, b in prose(text):
+            pieces.append(text[last:a])
+            pieces.append(MARK.sub(
+                lambda m: new.get(m.group(2), m.group(1)) + f"<!--n:{m.group(2)}-->", text[a:b]))
+            last = b
+        pieces.append(text[last:])
+        changed = "".join(pieces)
+        for key, _, body in list(blocks(changed)):
+            if key in new and new[key] != body:
+                mark = f"<!--n:{key}-->\n"
+                at = changed.index(mark)
+                start = changed.index("\n", at + len(mark)) + 1  # after the opening fence
+                changed = changed[:start] + new[key] + changed[start + len(body):]
+        if changed != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(changed)
+            print(f"doc_numbers: rewrote {os.path.relpath(path, ROOT)}")
+
+
+def stamp_record(ids, note):
+    """Sets `measured` of the measures `ids` in bench/numbers.toml (the file's text kept)."""
+    with open(RECORD, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    current = None
+    for i, line in enumerate(lines):
+        m = re.match(r'^id = "([^"]+)"', line)
+        if m:
+            current = m.group(1)
+        elif current in ids and line.startswith("measured = "):
+            lines[i] = f'measured = "{note}"'
+    with open(RECORD, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("ids", nargs="*", help="measures to run (default: every one of --device)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="pardyn's build folder")
+    ap.add_argument("--device", help="measure every measure of this device (exact ones too)")
+    ap.add_argument("--check", action="store_true", help="check, change nothing")
+    ap.add_argument("--no-exact", action="store_true", help="with --check: measure nothing")
+    ap.add_argument("--keep", help="keep the commands' output in this folder")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    if a.check:
+        return check(build, not a.no_exact)
+    measures = load_record()
+    ids = a.ids or [i for i, m in measures.items()
+                    if a.device and m["device"] in (a.device, "exact")]
+    if not ids:
+        ap.error("name measures, or a --device: " + ", ".join(sorted(
+            {m["device"] for m in measures.values()})))
+    unknown = [i for i in ids if i not in measures]
+    if unknown:
+        ap.error("no such measure: " + ", ".join(unknown))
+    scratch = a.keep or tempfile.mkdtemp(prefix="doc_numbers.")
+    new = {}
+    for mid in ids:
+        for name, text in measure(measures[mid], build, scratch).items():
+            new[f"{mid}.{name}"] = text
+            print(f"  {mid}.{name} = {text}")
+    rewrite_docs(new)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                            capture_output=True).stdout.strip() or "no git"
+    if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                      text=True, capture_output=True).stdout.strip():
+        commit += " with uncommitted changes"
+    host = subprocess.run(["bash", "-c", "echo $(nproc) cores, $(lscpu | sed -n "
+                           "'s/^Model name: *//p' | head -1)"], text=True,
+                          capture_output=True).stdout.strip()
+    gpu = subprocess.run(["bash", "-c", "nvidia-smi --query-gpu=name --format=csv,noheader "
+                          "2>/dev/null | head -1"], text=True, capture_output=True).stdout.strip()
+    note = (f"{datetime.date.today().isoformat()}, commit {commit}, {host}"
+            + (f", {gpu}" if gpu else ""))
+    stamp_record([i for i in ids if measures[i]["device"] != "exact"], note)
+    if not a.keep:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
