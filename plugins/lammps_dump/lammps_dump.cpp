@@ -575,8 +575,8 @@ void register_lammps_dump(Registrar& r) {
   g.precisions = kPrecisionAll;
   g.backends = kBackendAll;
   g.schema
-      .string("path", std::nullopt,
-              "LAMMPS dump to read; relative paths start at the scenario file's folder")
+      .path("path", std::nullopt,
+            "LAMMPS dump to read; relative paths start at the scenario file's folder")
       .integer("frame", -1,
                "frame to read: 0 the first, 1 the second, ...; -1 the last, -2 the one "
                "before, ...",

@@ -31,6 +31,11 @@ except ImportError as _e:  # before anything runs, not at the first array after 
         "(Debian: apt install python3-numpy; or pip install numpy) and run the same Python"
         % (__import__("sys").executable, _e)) from _e
 
+# Idle OpenMP threads sleep instead of spinning (what `pardyn run` sets for itself: on a node shared
+# with other jobs, spinning threads collapse the speed; docs/performance.md). libgomp reads this
+# when the extension loads it, so it is set before; a value the user gave is kept.
+_os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 from . import _pardyn
 
 __version__ = _pardyn.__version__
