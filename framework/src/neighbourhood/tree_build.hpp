@@ -1,7 +1,7 @@
-// The tree scheme's build steps that the CPU builder (tree_cpu.cpp) and the GPU builder (tree.cu)
-// share: Morton keys, the split of a node's particle range into its children, and a node's
-// multipoles. Plain structs and host/device functions; the builders only supply the loops (OpenMP
-// or kernels).
+// Internal to libpardyn: the tree's build steps that the CPU engine (tree.cpp) and the GPU engine
+// (tree_cuda.cu) share: Morton keys, the split of a node's particle range into its children, and a
+// node's multipoles. Plain structs and host/device functions; the engines only supply the loops
+// (OpenMP or kernels).
 #pragma once
 
 #include <cmath>
@@ -17,28 +17,17 @@ class ParticleStore;
 
 namespace pardyn::tree_build {
 
-// What the scheme's parameters say.
-struct TreeParams {
-  double theta = 0.5;
-  bool quadrupole = true;
-  int leaf_size = 16;
-  // The law's short-range radius (Reach::short_range, 0: none): a node is used as a whole only
-  // where none of its particles can be closer than this to the target.
-  double short_range = 0;
-};
-
-// The builders behind the scheme: one per backend. build() rebuilds everything from the store's
-// current positions and fills `out` (pointers into the builder's memory, valid until the next
+// The engines behind TreeBuilder: one per backend. build() rebuilds everything from the store's
+// current positions and fills `out` (pointers into the engine's memory, valid until the next
 // build).
-class TreeBuilder {
+class TreeEngine {
  public:
-  virtual ~TreeBuilder() = default;
-  virtual void build(const ParticleStore& s, const TreeParams& p, Tree& out) = 0;
+  virtual ~TreeEngine() = default;
+  virtual void build(const ParticleStore& s, const TreeOptions& p, Tree& out) = 0;
 };
-std::unique_ptr<TreeBuilder> make_cpu_builder();
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-std::unique_ptr<TreeBuilder> make_cuda_builder();
-#endif
+std::unique_ptr<TreeEngine> make_cpu_engine();
+// tree_cuda.cu; in a build without CUDA, cuda_stub.cpp's stand-in says that this pardyn has no GPU.
+std::unique_ptr<TreeEngine> make_cuda_engine();
 
 // Bits of a key per axis: 21 in 3D (63-bit keys), 31 in 2D (62-bit keys). The finest cell is the
 // bounding cube / 2^B: two particles closer than that share a key and end in one leaf.
