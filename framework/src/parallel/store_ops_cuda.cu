@@ -5,6 +5,8 @@
 // integrators' and the forces'.
 #include <cuda_runtime.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include <cstring>
 
 #include "../index_loops_cuda.cuh"
@@ -83,3 +85,17 @@ void* index_loop_scratch(int slot, std::size_t bytes) {
   return buffers[slot].get(bytes);
 }
 }  // namespace pardyn::cuda::detail
+
+namespace pardyn::cuda {
+std::int64_t exclusive_sum(const std::int64_t* in, std::int64_t* out, std::size_t n) {
+  std::size_t bytes = 0;
+  PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, cudaStream_t(0)));
+  void* temp = detail::index_loop_scratch(2, bytes);
+  PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, cudaStream_t(0)));
+  std::int64_t last[2] = {0, 0};
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(&last[0], in + n - 1, 8, cudaMemcpyDeviceToHost, 0));
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(&last[1], out + n - 1, 8, cudaMemcpyDeviceToHost, 0));
+  PARDYN_CUDA_CHECK(cudaStreamSynchronize(0));
+  return last[0] + last[1];
+}
+}  // namespace pardyn::cuda

@@ -3,16 +3,15 @@
 // term deals the particles out along a Morton curve at the start) and, before each evaluation of
 // the tree term:
 //   1. builds the scheme's tree over its own particles;
-//   2. tells every rank the bounding box of its particles;
-//   3. walks its tree once per other rank, against that rank's box: a node whose opening radius
-//      (the scheme's rcrit2: l/theta + delta, and the law's short-range radius) the whole box lies
-//      beyond would be used as a whole by every target there, so it travels as pseudo-particles
-//      with its mass, centre of mass and second moments (1 point for monopole trees; 2 dim points at
-//      the centre of mass +- sqrt(dim lambda_k / M) along the principal axes of the second moments
-//      for quadrupole trees: the same monopole and quadrupole, and no dipole or octupole); a leaf
-//      that must be opened travels particle by particle;
+//   2. tells every rank its region: the top of its tree as at most 4096 boxes (tree_let.hpp);
+//   3. classifies its tree's nodes against every other rank's region, on the tree's backend
+//      (tree_let.hpp): a node whose opening radius (the scheme's rcrit2: l/theta + delta, and the
+//      law's short-range radius) the whole region lies beyond would be used as a whole by every
+//      target there, so it travels as pseudo-particles (for quadrupole trees 2 dim points with its
+//      mass, centre of mass and second moments; for monopole trees its descendants two levels
+//      down); a leaf that must be opened travels particle by particle;
 //   4. receives what the others sent, builds the work store (its own particles, then the received
-//      sources: mass, type 0, id -1), and the caller evaluates the term on it with the same scheme
+//      sources: mass, type, id -1), and the caller evaluates the term on it with the same scheme
 //      and keeps the forces of its own particles.
 // The accuracy is the tree's: every remote contribution is either exact (the particles) or the
 // expansion the tree would use there, to second order. Forces on the received sources are computed
@@ -25,8 +24,12 @@
 
 #include "communicator.hpp"
 #include "pardyn/plugin.hpp"
+#include "store_ops.hpp"
 
 namespace pardyn::parallel {
+
+class TreeLet;
+struct Region;
 
 class TreeExchange {
  public:
@@ -46,10 +49,14 @@ class TreeExchange {
   Communicator& comm_;
   int dim_;
   std::unique_ptr<ParticleStore> work_;
+  std::unique_ptr<TreeLet> let_;
+  std::unique_ptr<Region> mine_;
+  std::vector<Stage> send_;
+  Stage recv_;
   std::size_t owned_ = 0, received_ = 0;
   std::uint64_t evaluations_ = 0;
   double seconds_ = 0;
-  double part_[4] = {0, 0, 0, 0};  // own tree + download, walks, messages, work store
+  double part_[4] = {0, 0, 0, 0};  // own tree and region, walks, messages, work store
 };
 
 // The order in which a run with a tree term deals particles to ranks: indices of `x` (dim arrays of
