@@ -76,6 +76,22 @@ void copy_async(void* dst, const void* src, std::size_t bytes) {
 }
 void sync() { PARDYN_CUDA_CHECK(cudaStreamSynchronize(0)); }
 
+namespace {
+// Made at the first use, for the device this process runs on (chosen before any copy).
+cudaStream_t side_stream() {
+  static const cudaStream_t s = [] {
+    cudaStream_t t = nullptr;
+    PARDYN_CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    return t;
+  }();
+  return s;
+}
+}  // namespace
+void copy_side(void* dst, const void* src, std::size_t bytes) {
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, side_stream()));
+}
+void sync_side() { PARDYN_CUDA_CHECK(cudaStreamSynchronize(side_stream())); }
+
 }  // namespace pardyn::parallel::gpu
 
 // index_loops_cuda.cuh's scratch: one growing device buffer per slot.

@@ -9,11 +9,17 @@
 #include <cstring>
 #include <limits>
 
+#include "device_link.hpp"
 #include "pardyn/tree.hpp"
 #include "store_ops.hpp"
 #include "tree_let.hpp"
 
 namespace pardyn::parallel {
+
+namespace {
+constexpr int kTag = 7600;      // sources through MPI
+constexpr int kLinkTag = 7700;  // sources device to device (the links' headers)
+}  // namespace
 
 TreeExchange::TreeExchange(Communicator& comm, int dim)
     : comm_(comm), dim_(dim), let_(std::make_unique<TreeLet>()) {}
@@ -21,10 +27,11 @@ TreeExchange::~TreeExchange() {
   // PARDYN_PARALLEL_STATS=1: what the exchange costs, per rank.
   if (std::getenv("PARDYN_PARALLEL_STATS"))
     std::fprintf(stderr,
-                 "rank %d: tree exchange: %zu owned, %zu sources received (last evaluation); %llu "
-                 "evaluations %.4f s: own tree and region %.4f, walks for the others %.4f, "
+                 "rank %d: tree exchange (%s): %zu owned, %zu sources received (last evaluation); "
+                 "%llu evaluations %.4f s: own tree and region %.4f, walks for the others %.4f, "
                  "messages %.4f, work store %.4f s\n",
-                 comm_.rank(), owned_, received_, (unsigned long long)evaluations_, seconds_,
+                 comm_.rank(), links_ == 1 ? "device links" : "MPI", owned_, received_,
+                 (unsigned long long)evaluations_, seconds_,
                  part_[0], part_[1], part_[2], part_[3]);
 }
 
@@ -50,46 +57,35 @@ ParticleStore& TreeExchange::prepare(ParticleStore& s, Scheme& scheme, const Box
   lap(0);
   std::vector<Region> all(static_cast<std::size_t>(K));
   comm_.allgather(mine_.get(), sizeof(Region), all.data());
+  if (links_ < 0) decide_links(b);
   lap(2);
-  // 3. What each other rank needs, and how much each sends whom.
+  // 3. What each other rank needs, packed where it leaves from.
   const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
   const std::size_t per = std::size_t(dim_ + 2) * real;
-  std::vector<std::vector<char>> out(static_cast<std::size_t>(K));
-  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(K), 0);
-  if (send_.size() != std::size_t(K)) send_.resize(std::size_t(K));
+  std::vector<std::uint64_t> count(static_cast<std::size_t>(K), 0);
+  std::vector<char*> out(static_cast<std::size_t>(K), nullptr);
+  send_.resize(std::size_t(K));
   for (int r = 0; r < K; ++r) {
     if (r == me) continue;
     const std::size_t c = let_->count(tree, all[std::size_t(r)]);
-    sizes[std::size_t(r)] = c;
+    count[std::size_t(r)] = c;
     if (c == 0) continue;
-    Stage& st = send_[std::size_t(r)];
-    let_->pack(tree, st.device(b, c * per));
-    st.to_host(b, c * per);
-    sync(b);
-    const char* h = st.host(b, c * per);
-    out[std::size_t(r)].assign(h, h + c * per);
+    out[std::size_t(r)] =
+        links_ == 1 ? link(r, true).buffer(c * per) : send_[std::size_t(r)].device(b, c * per);
+    let_->pack(tree, out[std::size_t(r)]);
   }
   lap(1);
+  // 4. The exchange, into one buffer where the store lives.
   std::vector<std::uint64_t> matrix(std::size_t(K) * std::size_t(K));
-  comm_.allgather(sizes.data(), sizes.size() * sizeof(std::uint64_t), matrix.data());
-  // 4. The exchange.
-  std::vector<std::size_t> from(std::size_t(K) + 1, 0);
+  comm_.allgather(count.data(), count.size() * sizeof(std::uint64_t), matrix.data());
+  std::vector<std::size_t> from(std::size_t(K) + 1, 0);  // offsets of each rank's sources
   for (int r = 0; r < K; ++r)
     from[std::size_t(r) + 1] =
         from[std::size_t(r)] +
         (r == me ? 0 : std::size_t(matrix[std::size_t(r) * std::size_t(K) + std::size_t(me)]));
   const std::size_t m = from[std::size_t(K)];
-  std::vector<char> in(m * per);
-  std::vector<std::unique_ptr<Communicator::Request>> reqs;
-  constexpr int kTag = 7600;
-  for (int r = 0; r < K; ++r) {
-    const std::size_t c = from[std::size_t(r) + 1] - from[std::size_t(r)];
-    if (r != me && c) reqs.push_back(comm_.irecv(in.data() + from[std::size_t(r)] * per, c * per, r, kTag));
-  }
-  for (int r = 0; r < K; ++r)
-    if (r != me && !out[std::size_t(r)].empty())
-      reqs.push_back(comm_.isend(out[std::size_t(r)].data(), out[std::size_t(r)].size(), r, kTag));
-  for (auto& q : reqs) q->wait();
+  char* dev = m ? recv_.device(b, m * per) : nullptr;
+  transfer(b, count, out, from, per, dev);
   lap(2);
   // 5. The work store: this rank's particles, then the sources.
   if (!work_) work_ = std::make_unique<ParticleStore>(s.dim(), s.precision(), s.memory());
@@ -97,15 +93,84 @@ ParticleStore& TreeExchange::prepare(ParticleStore& s, Scheme& scheme, const Box
   received_ = m;
   work_->resize(owned_ + m);
   copy_prefix(s, *work_, owned_, true, Unwrap{});
-  if (m) {
-    std::memcpy(recv_.host(b, m * per), in.data(), m * per);
-    recv_.to_device(b, m * per);
-    unpack_sources(*work_, owned_, recv_.device(b, m * per), m);
-  }
+  unpack_sources(*work_, owned_, dev, m);
   lap(3);
   ++evaluations_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return *work_;
+}
+
+// Links only if this rank can use them with every other rank, and every rank with it.
+void TreeExchange::decide_links(Backend b) {
+  double bad = b == Backend::Cuda ? 0 : 1;
+  for (int r = 0; r < comm_.size() && bad == 0; ++r)
+    if (r != comm_.rank() && !DeviceLink::usable(comm_, r)) bad = 1;
+  comm_.max(&bad, 1);
+  links_ = bad == 0 ? 1 : 0;
+}
+
+DeviceLink& TreeExchange::link(int peer, bool send) {
+  auto& l = link_map_[{peer, send}];
+  if (!l) l = std::make_unique<DeviceLink>(comm_, peer, kLinkTag);
+  return *l;
+}
+
+void TreeExchange::post(Backend b, const std::vector<std::uint64_t>& count,
+                        const std::vector<char*>& out, const std::vector<std::size_t>& from,
+                        std::size_t per, char* dev) {
+  const int K = comm_.size(), me = comm_.rank();
+  if (links_ == 1) {
+    for (int r = 0; r < K; ++r)  // post() waits for the device to finish the packing
+      if (r != me && count[std::size_t(r)]) link(r, true).post(count[std::size_t(r)] * per);
+    return;
+  }
+  direct_ = b == Backend::Cpu || comm_.device_aware();
+  if (!direct_)
+    for (int r = 0; r < K; ++r)
+      if (count[std::size_t(r)]) send_[std::size_t(r)].to_host(b, count[std::size_t(r)] * per);
+  sync(b);
+  const std::size_t m = from[std::size_t(K)];
+  char* in = m ? (direct_ ? dev : recv_.host(b, m * per)) : nullptr;
+  for (int r = 0; r < K; ++r) {
+    const std::size_t c = from[std::size_t(r) + 1] - from[std::size_t(r)];
+    if (c) reqs_.push_back(comm_.irecv(in + from[std::size_t(r)] * per, c * per, r, kTag));
+  }
+  for (int r = 0; r < K; ++r) {
+    const std::size_t bytes = count[std::size_t(r)] * per;
+    if (bytes)
+      reqs_.push_back(comm_.isend(direct_ ? out[std::size_t(r)] : send_[std::size_t(r)].host(b, bytes),
+                                  bytes, r, kTag));
+  }
+}
+
+void TreeExchange::finish(Backend b, const std::vector<std::size_t>& from, std::size_t per,
+                          char* dev) {
+  const int K = comm_.size();
+  const std::size_t m = from[std::size_t(K)];
+  if (links_ == 1) {
+    // Copied out of the senders' buffers on a stream of their own, beside the own walk, and waited
+    // for: a sender refills its buffer only after the next evaluation's region exchange.
+    for (int r = 0; r < K; ++r) {
+      const std::size_t c = from[std::size_t(r) + 1] - from[std::size_t(r)];
+      if (c == 0) continue;
+      std::size_t bytes = 0;
+      const char* src = link(r, false).receive(bytes);
+      if (bytes != c * per)
+        throw Error("internal: the tree exchange's link from rank " + std::to_string(r) +
+                    " brought " + std::to_string(bytes) + " bytes, not " + std::to_string(c * per));
+      gpu::copy_side(dev + from[std::size_t(r)] * per, src, bytes);
+    }
+    if (m) gpu::sync_side();
+    for (int r = 0; r < K; ++r)
+      if (from[std::size_t(r) + 1] > from[std::size_t(r)]) link(r, false).done();
+    return;
+  }
+  for (auto& q : reqs_) q->wait();
+  reqs_.clear();
+  if (!direct_ && m) {
+    gpu::copy_side(dev, recv_.host(b, m * per), m * per);
+    gpu::sync_side();
+  }
 }
 
 namespace {

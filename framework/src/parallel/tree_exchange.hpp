@@ -10,16 +10,21 @@
 //      target there, so it travels as pseudo-particles (for quadrupole trees 2 dim points with its
 //      mass, centre of mass and second moments; for monopole trees its descendants two levels
 //      down); a leaf that must be opened travels particle by particle;
-//   4. receives what the others sent, builds the work store (its own particles, then the received
-//      sources: mass, type, id -1), and the caller evaluates the term on it with the same scheme
-//      and keeps the forces of its own particles.
+//   4. sends and receives the sources from device memory: between GPUs of one node through CUDA
+//      IPC (device_link.hpp; PARDYN_DEVICE_LINKS=0 switches that off), else through MPI, straight
+//      from device memory when the library is CUDA-aware, else through pinned host buffers;
+//   5. builds the work store (its own particles, then the received sources: mass, type, id -1),
+//      and the caller evaluates the term on it with the same scheme and keeps the forces of its
+//      own particles.
 // The accuracy is the tree's: every remote contribution is either exact (the particles) or the
 // expansion the tree would use there, to second order. Forces on the received sources are computed
 // and thrown away.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "communicator.hpp"
@@ -28,6 +33,7 @@
 
 namespace pardyn::parallel {
 
+class DeviceLink;
 class TreeLet;
 struct Region;
 
@@ -48,9 +54,29 @@ class TreeExchange {
  private:
   Communicator& comm_;
   int dim_;
+  // The transfers (tree_exchange.cpp): post() sends out[r] (count[r] sources of `per` bytes, the
+  // packing finished first) to every rank r and starts receiving every rank's into dev at
+  // from[r] (backend memory); finish() completes them. Device to device through CUDA IPC where
+  // every pair of ranks can (decided at the first evaluation), else through MPI: from device
+  // memory when the library is CUDA-aware, else through pinned host stages.
+  void decide_links(Backend b);
+  DeviceLink& link(int peer, bool send);
+  void post(Backend b, const std::vector<std::uint64_t>& count, const std::vector<char*>& out,
+            const std::vector<std::size_t>& from, std::size_t per, char* dev);
+  void finish(Backend b, const std::vector<std::size_t>& from, std::size_t per, char* dev);
+  void transfer(Backend b, const std::vector<std::uint64_t>& count, const std::vector<char*>& out,
+                const std::vector<std::size_t>& from, std::size_t per, char* dev) {
+    post(b, count, out, from, per, dev);
+    finish(b, from, per, dev);
+  }
+
   std::unique_ptr<ParticleStore> work_;
   std::unique_ptr<TreeLet> let_;
   std::unique_ptr<Region> mine_;
+  int links_ = -1;  // -1: not decided yet
+  std::map<std::pair<int, bool>, std::unique_ptr<DeviceLink>> link_map_;
+  bool direct_ = false;
+  std::vector<std::unique_ptr<Communicator::Request>> reqs_;
   std::vector<Stage> send_;
   Stage recv_;
   std::size_t owned_ = 0, received_ = 0;
