@@ -411,15 +411,10 @@ void Simulation::evaluate_forces() {
       ring_->compute(*f.potential, *store_, req, time_ring_);
       timing_.lap(&timing_.force[k]);  // the ring's messages included
     } else if (k < lets_.size() && lets_[k]) {
-      // A tree on several ranks: this rank's particles and what the others' trees sent them.
-      ParticleStore& w = lets_[k]->prepare(*store_, *f.scheme, run_.box, f.potential->reach());
-      timing_.lap(&timing_.comm);
-      backend_.ops->zero_forces(w, need_energy_, need_energy_);
-      f.scheme->update(w, run_.box, f.potential->reach());
-      timing_.lap(&timing_.neighbour);
-      f.potential->compute(w, f.scheme->neighbourhood(), req);
+      // A tree on several ranks: this rank's tree, and what the others' trees sent, walked while
+      // the sources travel (PARDYN_PARALLEL_STATS=1 splits its time).
+      lets_[k]->compute(*store_, *f.potential, *f.scheme, run_.box, f.potential->reach(), req);
       timing_.lap(&timing_.force[k]);
-      parallel::add_forces(w, *store_, lets_[k]->owned(), need_energy_, false);
     } else {
       f.scheme->update(*store_, run_.box, f.potential->reach());
       if (f.scheme->reuses_structure() && f.scheme->rebuilt()) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "device_link.hpp"
 #include "pardyn/tree.hpp"
@@ -21,61 +22,80 @@ constexpr int kTag = 7600;      // sources through MPI
 constexpr int kLinkTag = 7700;  // sources device to device (the links' headers)
 }  // namespace
 
+// What the stages of an evaluation cost (PARDYN_PARALLEL_STATS; =2 waits for the device after each
+// stage, so that its work is counted where it was launched).
+const char* const TreeExchange::kPartNames[kParts] = {
+    "own tree", "region", "walks for the others", "posting", "own walk", "waiting for the sources",
+    "sources' tree and walk"};
+
 TreeExchange::TreeExchange(Communicator& comm, int dim)
-    : comm_(comm), dim_(dim), let_(std::make_unique<TreeLet>()) {}
-TreeExchange::~TreeExchange() {
-  // PARDYN_PARALLEL_STATS=1: what the exchange costs, per rank.
-  if (std::getenv("PARDYN_PARALLEL_STATS"))
-    std::fprintf(stderr,
-                 "rank %d: tree exchange (%s): %zu owned, %zu sources received (last evaluation); "
-                 "%llu evaluations %.4f s: own tree and region %.4f, walks for the others %.4f, "
-                 "messages %.4f, work store %.4f s\n",
-                 comm_.rank(), links_ == 1 ? "device links" : "MPI", owned_, received_,
-                 (unsigned long long)evaluations_, seconds_,
-                 part_[0], part_[1], part_[2], part_[3]);
+    : comm_(comm), dim_(dim), let_(std::make_unique<TreeLet>()) {
+  if (const char* e = std::getenv("PARDYN_PARALLEL_STATS")) stats_ = e[0] == '2' ? 2 : 1;
 }
 
-ParticleStore& TreeExchange::prepare(ParticleStore& s, Scheme& scheme, const Box& box,
-                                     const Reach& reach) {
+TreeExchange::~TreeExchange() {
+  if (!stats_) return;
+  std::string parts;
+  for (int k = 0; k < kParts; ++k) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.4f", k ? ", " : "", kPartNames[k], part_[k]);
+    parts += buf;
+  }
+  std::fprintf(stderr,
+               "rank %d: tree exchange (%s): %zu owned, %zu sources received, %zu sent (last "
+               "evaluation); %llu evaluations %.4f s: %s s\n",
+               comm_.rank(), links_ == 1 ? "device links" : "MPI", owned_, received_, sent_,
+               (unsigned long long)evaluations_, seconds_, parts.c_str());
+}
+
+// Long: the steps of an evaluation in order (own tree and region, the others' sources, the
+// transfers around the own walk, the sources' tree and walk), with the statistics' laps between.
+void TreeExchange::compute(ParticleStore& own, Potential& potential, Scheme& own_scheme,
+                           const Box& box, const Reach& reach, const ForceRequest& req) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int K = comm_.size(), me = comm_.rank();
-  const Backend b = s.backend();
-  // 1. The tree over this rank's particles.
-  scheme.update(s, box, reach);
-  const Neighbourhood nb = scheme.neighbourhood();
-  if (nb.kind != NeighbourhoodKind::Tree || !nb.data)
-    throw Error("internal: the tree exchange needs a tree scheme");
-  const Tree& tree = *static_cast<const Tree*>(nb.data);
-  auto lap = [last = t0, this](int k) mutable {
+  const Backend b = own.backend();
+  auto last = t0;
+  auto lap = [&](int k) {
+    if (stats_ == 2) sync(b);
     const auto now = std::chrono::steady_clock::now();
     part_[k] += std::chrono::duration<double>(now - last).count();
     last = now;
   };
-  // 2. Every rank's region.
+  const int K = comm_.size(), me = comm_.rank();
+  const std::size_t real = own.precision() == Precision::Float ? 4 : 8;
+  const std::size_t per = std::size_t(dim_ + 2) * real;  // bytes per source
+
+  // 1. The tree over this rank's particles, and every rank's region.
+  own_scheme.update(own, box, reach);
+  const Neighbourhood nb = own_scheme.neighbourhood();
+  if (nb.kind != NeighbourhoodKind::Tree || !nb.data)
+    throw Error("internal: the tree exchange needs a tree scheme");
+  const Tree& tree = *static_cast<const Tree*>(nb.data);
+  lap(0);
   if (!mine_) mine_ = std::make_unique<Region>();
   let_->region(tree, *mine_);
-  lap(0);
-  std::vector<Region> all(static_cast<std::size_t>(K));
-  comm_.allgather(mine_.get(), sizeof(Region), all.data());
+  all_.resize(std::size_t(K));
+  comm_.allgather(mine_.get(), sizeof(Region), all_.data());
   if (links_ < 0) decide_links(b);
-  lap(2);
-  // 3. What each other rank needs, packed where it leaves from.
-  const std::size_t real = s.precision() == Precision::Float ? 4 : 8;
-  const std::size_t per = std::size_t(dim_ + 2) * real;
-  std::vector<std::uint64_t> count(static_cast<std::size_t>(K), 0);
-  std::vector<char*> out(static_cast<std::size_t>(K), nullptr);
+  lap(1);
+
+  // 2. What each other rank needs, packed where it leaves from.
+  std::vector<std::uint64_t> count(std::size_t(K), 0);
+  std::vector<char*> out(std::size_t(K), nullptr);
   send_.resize(std::size_t(K));
   for (int r = 0; r < K; ++r) {
     if (r == me) continue;
-    const std::size_t c = let_->count(tree, all[std::size_t(r)]);
+    const std::size_t c = let_->count(tree, all_[std::size_t(r)]);
     count[std::size_t(r)] = c;
     if (c == 0) continue;
     out[std::size_t(r)] =
         links_ == 1 ? link(r, true).buffer(c * per) : send_[std::size_t(r)].device(b, c * per);
     let_->pack(tree, out[std::size_t(r)]);
   }
-  lap(1);
-  // 4. The exchange, into one buffer where the store lives.
+  lap(2);
+
+  // 3. The transfers posted, the own walk launched (on the GPU it runs while they travel), the
+  // transfers completed into one buffer on the backend.
   std::vector<std::uint64_t> matrix(std::size_t(K) * std::size_t(K));
   comm_.allgather(count.data(), count.size() * sizeof(std::uint64_t), matrix.data());
   std::vector<std::size_t> from(std::size_t(K) + 1, 0);  // offsets of each rank's sources
@@ -85,19 +105,63 @@ ParticleStore& TreeExchange::prepare(ParticleStore& s, Scheme& scheme, const Box
         (r == me ? 0 : std::size_t(matrix[std::size_t(r) * std::size_t(K) + std::size_t(me)]));
   const std::size_t m = from[std::size_t(K)];
   char* dev = m ? recv_.device(b, m * per) : nullptr;
-  transfer(b, count, out, from, per, dev);
-  lap(2);
-  // 5. The work store: this rank's particles, then the sources.
-  if (!work_) work_ = std::make_unique<ParticleStore>(s.dim(), s.precision(), s.memory());
-  owned_ = s.size();
-  received_ = m;
-  work_->resize(owned_ + m);
-  copy_prefix(s, *work_, owned_, true, Unwrap{});
-  unpack_sources(*work_, owned_, dev, m);
+  post(b, count, out, from, per, dev);
   lap(3);
+  const bool split = tree.quadrupole;
+  if (split) potential.compute(own, nb, req);
+  lap(4);
+  finish(b, from, per, dev);
+  lap(5);
+
+  // 4. Quadrupole trees: the sources' own tree, walked by this rank's particles in their groups
+  // (the walks add). Monopole trees: one tree over the own particles and the sources together.
+  owned_ = own.size();
+  received_ = m;
+  sent_ = 0;
+  for (const std::uint64_t c : count) sent_ += std::size_t(c);
+  TreeOptions opt;
+  opt.theta = tree.theta;
+  opt.quadrupole = tree.quadrupole;
+  opt.leaf_size = tree.leaf_size;
+  opt.short_range = reach.short_range;
+  if (!split) {
+    merged(own, potential, opt, dev, m, req);
+  } else if (m > 0 && own.size() > 0) {
+    if (!sources_)
+      sources_ = std::make_unique<ParticleStore>(own.dim(), own.precision(), own.memory());
+    sources_->resize(m);
+    unpack_sources(*sources_, 0, dev, m);
+    Tree remote = remote_.build(*sources_, opt);
+    remote.targets = &tree;
+    potential.compute(own, Neighbourhood{NeighbourhoodKind::Tree, &remote}, req);
+  }
+  lap(6);
   ++evaluations_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return *work_;
+}
+
+// Monopoles act on a target through each node's mass at its centre of mass alone, so they lose
+// accuracy in the cells that the boundary between two ranks' pieces cuts: a half-filled cell has
+// second moments a full one of a uniform gas has not (measured, 2D log, 20,000 particles in two
+// halves, theta 0.6: the own half's tree alone gave an RMS force error of 7.4e-4, one tree over
+// both halves 6.4e-4 in all). So monopole trees walk one tree over the own particles and the
+// sources together, whose cells the sources fill again, and keep the own particles' forces.
+void TreeExchange::merged(ParticleStore& own, Potential& potential, const TreeOptions& opt,
+                          const char* dev, std::size_t m, const ForceRequest& req) {
+  const std::size_t n = own.size();
+  if (!work_) work_ = std::make_unique<ParticleStore>(own.dim(), own.precision(), own.memory());
+  work_->resize(n + m);
+  copy_prefix(own, *work_, n, true, Unwrap{});
+  unpack_sources(*work_, n, dev, m);
+  visit(*work_, [&](auto w) {
+    using Real = typename decltype(w)::real;
+    for (int d = 0; d < decltype(w)::dim; ++d) work_->memory().fill_zero(w.a[d], w.n * sizeof(Real));
+    work_->memory().fill_zero(w.epot, w.n * sizeof(Real));
+    work_->memory().fill_zero(w.virial, w.n * sizeof(Real));
+  });
+  potential.compute(*work_, Neighbourhood{NeighbourhoodKind::Tree, &remote_.build(*work_, opt)},
+                    req);
+  add_forces(*work_, own, n, req.energy || req.virial);
 }
 
 // Links only if this rank can use them with every other rank, and every rank with it.
