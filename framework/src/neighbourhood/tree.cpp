@@ -21,16 +21,9 @@ struct Arrays {
   std::vector<Real> src, com, quad, rcrit2;
 };
 
-class CpuEngine final : public TreeEngine {
- public:
-  void build(const ParticleStore& s, const TreeOptions& p, Tree& out) override {
-    visit(s, [&](auto view) {
-      using View = decltype(view);
-      build_impl<typename View::real, View::dim>(view, p, out);
-    });
-  }
+class CpuEngine final : public TypedEngine<CpuEngine> {
+  friend TypedEngine<CpuEngine>;
 
- private:
   template <class Real>
   Arrays<Real>& arrays() {
     if constexpr (std::is_same_v<Real, float>) return f_;
@@ -39,22 +32,10 @@ class CpuEngine final : public TreeEngine {
 
   template <class Real, int Dim>
   void build_impl(const ParticleView<Real, Dim>& p, const TreeOptions& prm, Tree& out) {
-    if (p.n > std::size_t(std::numeric_limits<std::int32_t>::max()))
-      throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
-    const int n = int(p.n);
+    out = tree_header<Real, Dim>(p.n, Backend::Cpu, prm);
+    if (out.n == 0) return;
+    const int n = out.n;
     Arrays<Real>& a = arrays<Real>();
-    out = Tree{};
-    out.dim = Dim;
-    out.precision = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
-    out.backend = Backend::Cpu;
-    out.n = n;
-    out.theta = prm.theta;
-    out.quadrupole = prm.quadrupole;
-    out.leaf_size = prm.leaf_size;
-    if (n == 0) {
-      out.built = true;
-      return;
-    }
     const Frame f = frame(p, prm);
     sort(p, f, a);
     split_nodes<Dim>(n, prm.leaf_size);

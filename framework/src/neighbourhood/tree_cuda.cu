@@ -129,16 +129,9 @@ int blocks_for(std::size_t n, int threads) {
   return int(std::min<std::size_t>((n + threads - 1) / threads, 1u << 20));
 }
 
-class CudaEngine final : public TreeEngine {
- public:
-  void build(const ParticleStore& s, const TreeOptions& p, Tree& out) override {
-    visit(s, [&](auto view) {
-      using View = decltype(view);
-      build_impl<typename View::real, View::dim>(view, p, out);
-    });
-  }
+class CudaEngine final : public TypedEngine<CudaEngine> {
+  friend TypedEngine<CudaEngine>;
 
- private:
   template <class Real>
   void cub_minmax(const Real* x, int n, Real* out) {
     std::size_t need = 0, need2 = 0;
@@ -153,21 +146,9 @@ class CudaEngine final : public TreeEngine {
 
   template <class Real, int Dim>
   void build_impl(const ParticleView<Real, Dim>& p, const TreeOptions& prm, Tree& out) {
-    if (p.n > std::size_t(std::numeric_limits<std::int32_t>::max()))
-      throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
-    const int n = int(p.n);
-    out = Tree{};
-    out.dim = Dim;
-    out.precision = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
-    out.backend = Backend::Cuda;
-    out.n = n;
-    out.theta = prm.theta;
-    out.quadrupole = prm.quadrupole;
-    out.leaf_size = prm.leaf_size;
-    if (n == 0) {
-      out.built = true;
-      return;
-    }
+    out = tree_header<Real, Dim>(p.n, Backend::Cuda, prm);
+    if (out.n == 0) return;
+    const int n = out.n;
     const Frame f = frame(p, prm);
     const std::uint64_t* keys = nullptr;
     const std::int32_t* perm = nullptr;
