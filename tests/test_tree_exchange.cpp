@@ -30,8 +30,8 @@ MemoryResource& memory_of(Backend b) {
 
 // Two "ranks": the particles of a Plummer sphere (3D) or disk (2D) with x < 0.1 and the rest.
 std::array<HostParticles, 2> halves(int dim, std::size_t n, unsigned seed) {
-  const HostParticles all = dim == 3 ? tree_systems::plummer(test::registry(), n, seed)
-                                     : tree_systems::disk2d(n, seed);
+  const HostParticles all =
+      dim == 3 ? tree_systems::plummer(test::registry(), n, seed) : tree_systems::disk2d(n, seed);
   std::array<HostParticles, 2> h{HostParticles(dim), HostParticles(dim)};
   for (std::size_t i = 0; i < all.size(); ++i) {
     HostParticles& to = h[all.x[0][i] < 0.1 ? 0 : 1];
@@ -212,9 +212,9 @@ void let_matches_reference(const Case& c, Backend backend) {
     const HostTree ht = download(t, mem);
     Reference ref{ht, to, {}};
     ref.walk(0);
-    const std::string what = std::to_string(c.dim) + "D " + (c.quad ? "quadrupoles " : "monopoles ") +
-                             to_string(c.prec) + " " + to_string(backend) + ", rank " +
-                             std::to_string(k);
+    const std::string what = std::to_string(c.dim) + "D " +
+                             (c.quad ? "quadrupoles " : "monopoles ") + to_string(c.prec) + " " +
+                             to_string(backend) + ", rank " + std::to_string(k);
     ASSERT_EQ(got.size(), ref.out.size()) << what;
     EXPECT_GT(ref.accepted, 0u) << what << ": no node accepted, the test would show little";
     if (c.quad) {
@@ -232,16 +232,13 @@ void let_matches_reference(const Case& c, Backend backend) {
       }
     EXPECT_LE(worst, tol) << what;
     ::testing::Test::RecordProperty("sources_" + std::to_string(c.dim) + "d_" + std::to_string(k),
-                   std::to_string(n));
+                                    std::to_string(n));
   }
 }
 
-const Case kCases[] = {{3, true, Precision::Double},
-                       {3, false, Precision::Double},
-                       {2, true, Precision::Double},
-                       {2, false, Precision::Double},
-                       {3, true, Precision::Float},
-                       {2, false, Precision::Float}};
+const Case kCases[] = {{3, true, Precision::Double}, {3, false, Precision::Double},
+                       {2, true, Precision::Double}, {2, false, Precision::Double},
+                       {3, true, Precision::Float},  {2, false, Precision::Float}};
 
 }  // namespace
 
@@ -299,8 +296,9 @@ namespace {
 // over both (the merged store), the own tree plus a tree over the sources walked by the own
 // particles' groups (split), or all pairs (exact).
 enum class How { Merged, Split, Exact };
-HostParticles evaluate(const std::string& law, const std::string& law_params, const HostParticles& own,
-                       const HostParticles& src, const TreeOptions& topt, How how, Backend b) {
+HostParticles evaluate(const std::string& law, const std::string& law_params,
+                       const HostParticles& own, const HostParticles& src, const TreeOptions& topt,
+                       How how, Backend b) {
   const int dim = own.dim;
   RunInfo run;
   run.dim = dim;
@@ -359,7 +357,8 @@ double acc_error(const HostParticles& a, const HostParticles& b) {
 double energy_error(const HostParticles& a, const HostParticles& b) {
   double worst = 0, scale = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    worst = std::max({worst, std::fabs(a.epot[i] - b.epot[i]), std::fabs(a.virial[i] - b.virial[i])});
+    worst =
+        std::max({worst, std::fabs(a.epot[i] - b.epot[i]), std::fabs(a.virial[i] - b.virial[i])});
     scale = std::max({scale, std::fabs(b.epot[i]), std::fabs(b.virial[i])});
   }
   return worst / scale;
@@ -370,12 +369,12 @@ struct Law {
   int dim;
   bool quad;
 };
-const Law kLaws[] = {{"gravity", "eps = 0.01", 3, true},
-                     {"log", "eps = 0.01", 2, false},
-                     {"log", "eps = 0.01", 2, true},
-                     {"soft_gas",
-                      "attraction = 0.01\nrepulsion = 3.0\ncore_attraction = 2.99\nrc = 0.05\neps = 0.01",
-                      2, true}};
+const Law kLaws[] = {
+    {"gravity", "eps = 0.01", 3, true},
+    {"log", "eps = 0.01", 2, false},
+    {"log", "eps = 0.01", 2, true},
+    {"soft_gas",
+     "attraction = 0.01\nrepulsion = 3.0\ncore_attraction = 2.99\nrc = 0.05\neps = 0.01", 2, true}};
 
 void split_matches_merged(Backend b) {
   for (const Law& law : kLaws) {

@@ -42,7 +42,8 @@ std::unique_ptr<TreeEngine> make_cuda_engine();
 // finished empty tree).
 template <class Real, int Dim>
 Tree tree_header(std::size_t n, Backend backend, const TreeOptions& opt) {
-  if (n > std::size_t(0x7fffffff)) throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
+  if (n > std::size_t(0x7fffffff))
+    throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
   Tree t;
   t.dim = Dim;
   t.precision = sizeof(Real) == 4 ? Precision::Float : Precision::Double;

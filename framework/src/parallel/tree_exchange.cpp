@@ -24,9 +24,13 @@ constexpr int kLinkTag = 7700;  // sources device to device (the links' headers)
 
 // What the stages of an evaluation cost (PARDYN_PARALLEL_STATS; =2 waits for the device after each
 // stage, so that its work is counted where it was launched).
-const char* const TreeExchange::kPartNames[kParts] = {
-    "own tree", "region", "walks for the others", "posting", "own walk", "waiting for the sources",
-    "sources' tree and walk"};
+const char* const TreeExchange::kPartNames[kParts] = {"own tree",
+                                                      "region",
+                                                      "walks for the others",
+                                                      "posting",
+                                                      "own walk",
+                                                      "waiting for the sources",
+                                                      "sources' tree and walk"};
 
 TreeExchange::TreeExchange(Communicator& comm, int dim)
     : comm_(comm), dim_(dim), let_(std::make_unique<TreeLet>()) {
@@ -155,7 +159,8 @@ void TreeExchange::merged(ParticleStore& own, Potential& potential, const TreeOp
   unpack_sources(*work_, n, dev, m);
   visit(*work_, [&](auto w) {
     using Real = typename decltype(w)::real;
-    for (int d = 0; d < decltype(w)::dim; ++d) work_->memory().fill_zero(w.a[d], w.n * sizeof(Real));
+    for (int d = 0; d < decltype(w)::dim; ++d)
+      work_->memory().fill_zero(w.a[d], w.n * sizeof(Real));
     work_->memory().fill_zero(w.epot, w.n * sizeof(Real));
     work_->memory().fill_zero(w.virial, w.n * sizeof(Real));
   });
@@ -202,8 +207,8 @@ void TreeExchange::post(Backend b, const std::vector<std::uint64_t>& count,
   for (int r = 0; r < K; ++r) {
     const std::size_t bytes = count[std::size_t(r)] * per;
     if (bytes)
-      reqs_.push_back(comm_.isend(direct_ ? out[std::size_t(r)] : send_[std::size_t(r)].host(b, bytes),
-                                  bytes, r, kTag));
+      reqs_.push_back(comm_.isend(
+          direct_ ? out[std::size_t(r)] : send_[std::size_t(r)].host(b, bytes), bytes, r, kTag));
   }
 }
 

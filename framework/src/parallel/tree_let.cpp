@@ -98,7 +98,9 @@ std::vector<TreeLet::Node> TreeLet::select(const Tree& t) {
     auto* radii = reinterpret_cast<double*>(radii_.device(b, n * sizeof(double)));
     with_view(t, [&](auto v) {
       using V = decltype(v);
-      for_each_index(b, n, let::GatherNodes<typename ViewOf<V>::real, ViewOf<V>::dim>{v, dev_ids, links, radii});
+      for_each_index(
+          b, n,
+          let::GatherNodes<typename ViewOf<V>::real, ViewOf<V>::dim>{v, dev_ids, links, radii});
     });
     nodes_.to_host(b, n * sizeof(TreeLinks));
     radii_.to_host(b, n * sizeof(double));
@@ -128,7 +130,8 @@ std::vector<TreeLet::Node> TreeLet::select(const Tree& t) {
       r.child = std::int32_t(total);
       r.nchild = r.links.nchild;
       total += std::size_t(r.nchild);
-      for (std::int32_t c = r.links.child; c < r.links.child + r.links.nchild; ++c) next.push_back(c);
+      for (std::int32_t c = r.links.child; c < r.links.child + r.links.nchild; ++c)
+        next.push_back(c);
     }
     if (next.empty()) break;
     const std::size_t start = rn.size();
@@ -163,8 +166,8 @@ std::vector<std::array<double, 6>> TreeLet::boxes(const Tree& t, const std::vect
   with_view(t, [&](auto v) {
     using V = decltype(v);
     for_each_index(b, std::size_t(chunks),
-                   let::ChunkBoxes<typename ViewOf<V>::real, ViewOf<V>::dim>{v, dr, dr + nl, dr + 2 * nl, int(nl),
-                                                             cb});
+                   let::ChunkBoxes<typename ViewOf<V>::real, ViewOf<V>::dim>{
+                       v, dr, dr + nl, dr + 2 * nl, int(nl), cb});
   });
   for_each_index(b, nl, let::LeafBoxes{cb, dr + 2 * nl, t.dim, lb});
   boxes_.to_host(b, 6 * nl * sizeof(double));

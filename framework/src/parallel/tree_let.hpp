@@ -35,8 +35,8 @@ constexpr int kRegionBoxes = 4096;
 
 struct RegionBox {
   double centre[3] = {0, 0, 0}, half[3] = {0, 0, 0};  // in 2D the third coordinates are 0
-  std::int32_t skip = 0;                                // the box after this one's subtree
-  std::int32_t leaf = 0;                                // 1: the particles of one tree node
+  std::int32_t skip = 0;                              // the box after this one's subtree
+  std::int32_t leaf = 0;                              // 1: the particles of one tree node
 };
 
 // A rank's region: boxes [0, count) in depth-first pre-order (count 0: no particles).
@@ -79,7 +79,8 @@ PARDYN_HD PARDYN_INLINE void eigen3(double (&a)[3][3], double (&lambda)[3], doub
       for (int r = p + 1; r < 3; ++r) {
         if (a[p][r] == 0) continue;
         const double theta = (a[r][r] - a[p][p]) / (2 * a[p][r]);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double t =
+            (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
         const double c = 1 / std::sqrt(t * t + 1), s = t * c;
         for (int k = 0; k < 3; ++k) {  // a = J^T a J
           const double akp = a[k][p], akr = a[k][r];
