@@ -16,7 +16,7 @@
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 #include "tree_systems.hpp"
-#include "tree_build.hpp"
+#include "neighbourhood/tree_build.hpp"
 
 using namespace pardyn;
 

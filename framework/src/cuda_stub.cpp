@@ -4,7 +4,8 @@
 // (archs_run_on is pure string logic and lives in cuda_archs.cpp, shared by both builds.)
 #include <string>
 
-#include "cell_list_impl.hpp"
+#include "neighbourhood/cell_list_impl.hpp"
+#include "neighbourhood/tree_build.hpp"
 #include "pardyn/app/backend.hpp"
 #include "pardyn/cuda.hpp"
 #include "parallel/ring.hpp"
@@ -31,10 +32,14 @@ void synchronize(const char*) { no_cuda("GPU synchronisation"); }
 
 }  // namespace pardyn::cuda
 
-// The GPU engines of the cell list and of the all-pairs ring.
+// The GPU engines of the cell list, the tree and the all-pairs ring.
 namespace pardyn::detail {
 std::unique_ptr<CellEngine> make_cuda_cell_engine() { cuda::no_cuda("the cell list on the GPU"); }
 }  // namespace pardyn::detail
+
+namespace pardyn::tree_build {
+std::unique_ptr<TreeEngine> make_cuda_engine() { cuda::no_cuda("the tree on the GPU"); }
+}  // namespace pardyn::tree_build
 
 namespace pardyn::parallel {
 std::unique_ptr<RingBackend> make_cuda_ring_backend() {

@@ -16,9 +16,11 @@
 //                                            end - begin), and their number into count[k]. f has
 //                                            PARDYN_HD bool operator()(std::size_t i, int k) const.
 //                                            The GPU fetches all counts with one copy (one wait).
+//   exclusive_sum(backend, in, out, n)       out[i] = in[0] + ... + in[i - 1] over [0, n) (backend
+//                                            memory); returns the total (one wait on the GPU).
 //
 // The GPU versions are in index_loops_cuda.cuh; a .cu file instantiates them for each functor with
-// PARDYN_MAX_OVER_CUDA(F) and PARDYN_SELECT_CUDA(F).
+// PARDYN_MAX_OVER_CUDA(F) and PARDYN_SELECT_CUDA(F). exclusive_sum's is in store_ops_cuda.cu.
 #pragma once
 
 #include <algorithm>
@@ -63,6 +65,16 @@ void select_index(std::size_t begin, std::size_t end, const F& f, int lists,
     for (int k = 0; k < lists; ++k)
       if (bits[j] & (1u << k)) out[k][count[k]++] = std::uint32_t(begin + j);
 }
+
+inline std::int64_t exclusive_sum(const std::int64_t* in, std::int64_t* out, std::size_t n) {
+  std::int64_t s = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t v = in[i];
+    out[i] = s;
+    s += v;
+  }
+  return s;
+}
 }  // namespace cpu
 
 #if defined(PARDYN_FOR_EACH_HAS_CUDA)
@@ -72,6 +84,7 @@ double max_over_index(std::size_t n, const F& f);
 template <class F>
 void select_index(std::size_t begin, std::size_t end, const F& f, int lists,
                   std::uint32_t* const* out, std::size_t* count);
+std::int64_t exclusive_sum(const std::int64_t* in, std::int64_t* out, std::size_t n);
 }  // namespace cuda
 #endif
 
@@ -116,6 +129,19 @@ void select_index(Backend backend, std::size_t begin, std::size_t end, const F& 
 #endif
   }
   cpu::select_index(begin, end, f, lists, out, count);
+}
+
+inline std::int64_t exclusive_sum(Backend backend, const std::int64_t* in, std::int64_t* out,
+                                  std::size_t n) {
+  if (n == 0) return 0;
+  if (backend == Backend::Cuda) {
+#if defined(PARDYN_FOR_EACH_HAS_CUDA)
+    return cuda::exclusive_sum(in, out, n);
+#else
+    detail::no_cuda_loop();
+#endif
+  }
+  return cpu::exclusive_sum(in, out, n);
 }
 
 }  // namespace pardyn

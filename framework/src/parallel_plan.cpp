@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "cell_list_impl.hpp"
+#include "neighbourhood/cell_list_impl.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"

@@ -1,45 +1,31 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tree: the Barnes-Hut scheme. Rebuilds an octree (3D) or quadtree (2D) over the particles sorted
 // along a Morton curve at every force evaluation, with monopoles or quadrupoles; the potential's
-// tree walk (traversal/tree_cpu.hpp, tree_cuda.cuh) does the rest. See docs/tree.md.
+// tree walk (traversal/tree_cpu.hpp, tree_cuda.cuh) does the rest. The work is done by TreeBuilder
+// in libpardyn (pardyn/tree.hpp); this plugin holds the user's parameters. See docs/tree.md.
 #include "pardyn/plugin_export.hpp"
-#include "tree_build.hpp"
+#include "pardyn/tree.hpp"
 
 namespace pardyn::plugins {
 namespace {
 
 class TreeScheme final : public Scheme {
  public:
-  explicit TreeScheme(const tree_build::TreeParams& p) : params_(p) {
-    tree_.theta = p.theta;
-    tree_.quadrupole = p.quadrupole;
-  }
+  explicit TreeScheme(const TreeOptions& opt) : opt_(opt) {}
 
   void update(ParticleStore& s, const Box& box, const Reach& reach) override {
-    params_.short_range = reach.short_range;
+    opt_.short_range = reach.short_range;
     if (box.any_periodic(s.dim())) throw Error(tree_periodic_message());
-    if (!builder_ || built_for_ != s.backend()) {
-      if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-        builder_ = tree_build::make_cuda_builder();
-#else
-        throw Error("scheme \"tree\" was built without CUDA support; use backend = \"cpu\"");
-#endif
-      } else {
-        builder_ = tree_build::make_cpu_builder();
-      }
-      built_for_ = s.backend();
-    }
-    builder_->build(s, params_, tree_);
+    builder_.build(s, opt_);
   }
 
-  Neighbourhood neighbourhood() const override { return {NeighbourhoodKind::Tree, &tree_}; }
+  Neighbourhood neighbourhood() const override {
+    return {NeighbourhoodKind::Tree, &builder_.tree()};
+  }
 
  private:
-  tree_build::TreeParams params_;
-  Tree tree_;
-  std::unique_ptr<tree_build::TreeBuilder> builder_;
-  Backend built_for_ = Backend::Cpu;
+  TreeOptions opt_;
+  TreeBuilder builder_;
 };
 
 void register_tree(Registrar& r) {
@@ -67,13 +53,9 @@ void register_tree(Registrar& r) {
           "quadrupole", true,
           "use quadrupole moments of the nodes (1.4-6x smaller force errors at the same theta)")
       .integer("leaf_size", 16, "a node with at most this many particles is not split", 1, 64);
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
   f.backends = kCpu | kCuda;
-#else
-  f.backends = kCpu;
-#endif
   r.add(std::move(f), Factory<Scheme>([](const ParamSet& ps, const RunInfo& run) {
-          tree_build::TreeParams p;
+          TreeOptions p;
           p.theta = ps.real("theta");
           p.quadrupole = ps.boolean("quadrupole");
           p.leaf_size = int(ps.integer("leaf_size"));

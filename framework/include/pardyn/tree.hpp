@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The tree neighbourhood: what the `tree` scheme builds and the tree walks (traversal/tree_cpu.hpp,
-// traversal/tree_cuda.cuh) read. Plain structs and pointers, so that the same data serves the CPU
-// and the GPU, and host/device functions for what both walks compute (the opening test and a node's
-// far-field contribution).
+// The tree neighbourhood: what TreeBuilder builds (for the `tree` scheme, and in parallel runs over
+// what other ranks sent) and the tree walks (traversal/tree_cpu.hpp, traversal/tree_cuda.cuh)
+// read. Plain structs and pointers, so that the same data serves the CPU and the GPU, and
+// host/device functions for what both walks compute (the opening test and a node's far-field
+// contribution).
 //
 // The tree is an octree (3D) or quadtree (2D) over the particles sorted along a Morton curve:
 //   - `perm[k]` is the store index of the k-th particle along the curve; the store itself is never
@@ -18,6 +19,7 @@
 //     cell's centre to the centre of mass (Barnes 1994: a node whose mass sits off-centre opens
 //     earlier);
 //   - groups: the walk groups (TreeGroup below), in curve order, covering every particle once;
+//   - levels (host memory): where each level's nodes begin;
 //   - quad[i] (when built with quadrupoles) the second moments about the centre of mass,
 //     Q = sum m (x - X)(x - X)^T: xx, yy, zz, xy, xz, yz in 3D; xx, yy, xy in 2D (kQuadTerms).
 // A node is used as a whole for a target (or a group of targets) whose distance to the centre of
@@ -26,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "pardyn/evaluator.hpp"
@@ -53,17 +56,23 @@ constexpr int kTreeGroup = 32;
 // Typed view of a Tree for one precision and dimension (what the walks use).
 template <class Real, int Dim>
 struct TreeView {
+  // The sources: the nodes and the particles along the curve.
   std::int32_t n = 0;  // particles
   std::int32_t nodes = 0;
-  const std::int32_t* perm = nullptr;
   const Real* src = nullptr;  // [n][4]
   const std::int32_t* type = nullptr;
   const TreeLinks* links = nullptr;
   const Real* com = nullptr;     // [nodes][4]
   const Real* rcrit2 = nullptr;  // [nodes]
   const Real* quad = nullptr;    // [nodes][kQuadTerms<Dim>], or null (monopoles only)
+  // The targets, in their walk groups: the tree's own particles, or those of Tree::targets.
+  std::int32_t targets = 0;
+  const std::int32_t* perm = nullptr;  // the store index of each target
+  const Real* tsrc = nullptr;          // [targets][4], as src
+  const std::int32_t* ttype = nullptr;
   const TreeGroup* groups = nullptr;
   std::int32_t ngroups = 0;
+  bool foreign = false;  // the targets are not among the sources (no self-pair to leave out)
 };
 
 struct Tree {
@@ -75,7 +84,10 @@ struct Tree {
   int depth = 0;  // levels below the root
   double theta = 0.5;
   bool quadrupole = false;
+  int leaf_size = 16;  // a node of at most this many particles was not split
   bool built = false;
+  // Host memory: the nodes of level l (0: the root) are [levels[l], levels[l + 1]), l <= depth.
+  const std::int32_t* levels = nullptr;
   const std::int32_t* perm = nullptr;
   const void* src = nullptr;
   const std::int32_t* type = nullptr;
@@ -85,6 +97,11 @@ struct Tree {
   const void* quad = nullptr;
   const TreeGroup* groups = nullptr;
   std::int32_t ngroups = 0;
+  // Optional: the walk takes its targets from another tree (its sorted particles, their store
+  // indices and its walk groups; same backend, dimension and precision), and this tree's particles
+  // are sources only (a parallel run's tree over what other ranks sent, walked by the rank's own
+  // particles). Null: the targets are this tree's own particles.
+  const Tree* targets = nullptr;
 
   template <class Real, int Dim>
   TreeView<Real, Dim> view() const {
@@ -97,17 +114,54 @@ struct Tree {
     TreeView<Real, Dim> v;
     v.n = n;
     v.nodes = nodes;
-    v.perm = perm;
     v.src = static_cast<const Real*>(src);
     v.type = type;
     v.links = links;
     v.com = static_cast<const Real*>(com);
     v.rcrit2 = static_cast<const Real*>(rcrit2);
     v.quad = quadrupole ? static_cast<const Real*>(quad) : nullptr;
-    v.groups = groups;
-    v.ngroups = ngroups;
+    const Tree& t = targets ? *targets : *this;
+    if (targets && (!t.built || t.dim != dim || t.precision != precision || t.backend != backend))
+      throw Error("internal: a tree's targets from a tree of another kind");
+    v.targets = t.n;
+    v.perm = t.perm;
+    v.tsrc = static_cast<const Real*>(t.src);
+    v.ttype = t.type;
+    v.groups = t.groups;
+    v.ngroups = t.ngroups;
+    v.foreign = targets != nullptr;
     return v;
   }
+};
+
+// How a tree is built (the `tree` scheme's parameters, and the law's short-range radius).
+struct TreeOptions {
+  double theta = 0.5;
+  bool quadrupole = true;
+  int leaf_size = 16;
+  // Reach::short_range (0: none): a node is used as a whole only where none of its particles can
+  // be closer than this to the target.
+  double short_range = 0;
+};
+
+// Builds trees on the backend of the store it is given (the `tree` scheme's work, and the
+// parallel runs' trees over what other ranks sent). Keeps its arrays from build to build.
+class TreeBuilder {
+ public:
+  TreeBuilder();
+  ~TreeBuilder();
+  TreeBuilder(const TreeBuilder&) = delete;
+  TreeBuilder& operator=(const TreeBuilder&) = delete;
+
+  // Rebuilds everything from the store's current positions; the result (pointers into the
+  // builder's memory) is valid until the next build.
+  const Tree& build(const ParticleStore& s, const TreeOptions& opt);
+  const Tree& tree() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 // The tree cannot represent periodic images (that needs Ewald sums): both the scheme and the walks
@@ -119,7 +173,7 @@ inline std::string tree_periodic_message() {
 
 // What both walks (tree_cpu.hpp, tree_cuda.cuh) check before they start, and the choice of their
 // compile-time variant: calls walk(energy, quadrupole, view) with the two flags as
-// std::bool_constant, on a tree built on `where` for the n particles of the store.
+// std::bool_constant, on a tree built on `where` whose targets are the n particles of the store.
 template <class Real, int Dim, class Walk>
 void dispatch_tree_walk(const Tree& tree, std::size_t n, const Box& box, Backend where, bool energy,
                         Walk&& walk) {
@@ -128,10 +182,10 @@ void dispatch_tree_walk(const Tree& tree, std::size_t n, const Box& box, Backend
     throw Error(std::string("internal: a tree built for the ") + to_string(tree.backend) +
                 " backend walked on the " + to_string(where) + " backend");
   const auto t = tree.view<Real, Dim>();
-  if (std::size_t(t.n) != n)
-    throw Error("internal: the tree holds " + std::to_string(t.n) + " particles, the store " +
-                std::to_string(n));
-  if (t.n == 0) return;
+  if (std::size_t(t.targets) != n)
+    throw Error("internal: the tree's walk has " + std::to_string(t.targets) +
+                " targets, the store " + std::to_string(n) + " particles");
+  if (t.targets == 0 || t.n == 0) return;
   dispatch_variant(energy, t.quad != nullptr, [&](auto e, auto q) { walk(e, q, t); });
 }
 

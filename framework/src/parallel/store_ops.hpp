@@ -170,6 +170,10 @@ void pinned_free(void* p);
 void* device_alloc(std::size_t bytes);
 void copy_async(void* dst, const void* src, std::size_t bytes);
 void sync();
+// A copy on a stream of its own (beside the default stream's kernels: transfers that overlap a
+// force walk), and the wait for it.
+void copy_side(void* dst, const void* src, std::size_t bytes);
+void sync_side();
 void download(void* dst, const void* src, std::size_t bytes);
 std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity,
                             const std::vector<std::uint32_t>& host);

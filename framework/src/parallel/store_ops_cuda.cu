@@ -6,6 +6,8 @@
 // integrators' and the forces'.
 #include <cuda_runtime.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include <cstring>
 
 #include "../index_loops_cuda.cuh"
@@ -75,6 +77,22 @@ void copy_async(void* dst, const void* src, std::size_t bytes) {
 }
 void sync() { PARDYN_CUDA_CHECK(cudaStreamSynchronize(0)); }
 
+namespace {
+// Made at the first use, for the device this process runs on (chosen before any copy).
+cudaStream_t side_stream() {
+  static const cudaStream_t s = [] {
+    cudaStream_t t = nullptr;
+    PARDYN_CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    return t;
+  }();
+  return s;
+}
+}  // namespace
+void copy_side(void* dst, const void* src, std::size_t bytes) {
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, side_stream()));
+}
+void sync_side() { PARDYN_CUDA_CHECK(cudaStreamSynchronize(side_stream())); }
+
 }  // namespace pardyn::parallel::gpu
 
 // index_loops_cuda.cuh's scratch: one growing device buffer per slot.
@@ -84,3 +102,17 @@ void* index_loop_scratch(int slot, std::size_t bytes) {
   return buffers[slot].get(bytes);
 }
 }  // namespace pardyn::cuda::detail
+
+namespace pardyn::cuda {
+std::int64_t exclusive_sum(const std::int64_t* in, std::int64_t* out, std::size_t n) {
+  std::size_t bytes = 0;
+  PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, cudaStream_t(0)));
+  void* temp = detail::index_loop_scratch(2, bytes);
+  PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, cudaStream_t(0)));
+  std::int64_t last[2] = {0, 0};
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(&last[0], in + n - 1, 8, cudaMemcpyDeviceToHost, 0));
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(&last[1], out + n - 1, 8, cudaMemcpyDeviceToHost, 0));
+  PARDYN_CUDA_CHECK(cudaStreamSynchronize(0));
+  return last[0] + last[1];
+}
+}  // namespace pardyn::cuda

@@ -17,6 +17,8 @@ void pinned_free(void*) {}  // called only on what pinned_alloc returned: never
 void* device_alloc(std::size_t) { no_cuda(); }
 void copy_async(void*, const void*, std::size_t) { no_cuda(); }
 void sync() { no_cuda(); }
+void copy_side(void*, const void*, std::size_t) { no_cuda(); }
+void sync_side() { no_cuda(); }
 void download(void*, const void*, std::size_t) { no_cuda(); }
 std::uint32_t* upload_index(std::uint32_t*, std::size_t&, const std::vector<std::uint32_t>&) {
   no_cuda();

@@ -1,56 +1,106 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn: the tree scheme on several ranks, through locally essential trees (Salmon
-// 1991; Warren & Salmon 1993). Each rank owns a compact piece of space (a parallel run with a tree
-// term deals the particles out along a Morton curve at the start) and, before each evaluation of
-// the tree term:
-//   1. builds the scheme's tree over its own particles;
-//   2. tells every rank the bounding box of its particles;
-//   3. walks its tree once per other rank, against that rank's box: a node whose opening radius
-//      (the scheme's rcrit2: l/theta + delta, and the law's short-range radius) the whole box lies
-//      beyond would be used as a whole by every target there, so it travels as pseudo-particles
-//      with its mass, centre of mass and second moments (1 point for monopole trees; 2 dim points at
-//      the centre of mass +- sqrt(dim lambda_k / M) along the principal axes of the second moments
-//      for quadrupole trees: the same monopole and quadrupole, and no dipole or octupole); a leaf
-//      that must be opened travels particle by particle;
-//   4. receives what the others sent, builds the work store (its own particles, then the received
-//      sources: mass, type 0, id -1), and the caller evaluates the term on it with the same scheme
-//      and keeps the forces of its own particles.
+// 1991; Warren & Salmon 1993), on the backend where the particles live, as Bonsai does it (Bédorf,
+// Gaburov & Portegies Zwart 2012; Bédorf et al. 2014). Each rank owns a compact piece of space (a
+// parallel run with a tree term deals the particles out along a Morton curve at the start) and, at
+// each evaluation of the tree term:
+//   1. builds the scheme's tree over its own particles, and its region: the top of the tree as at
+//      most 4096 boxes (tree_let.hpp), which every rank gets;
+//   2. classifies its tree's nodes against every other rank's region, on the tree's backend
+//      (tree_let.hpp): a node whose opening radius (the scheme's rcrit2: l/theta + delta, and the
+//      law's short-range radius) the whole region lies beyond would be used as a whole by every
+//      target there, so it travels as pseudo-particles (for quadrupole trees 2 dim points with its
+//      mass, centre of mass and second moments; for monopole trees its descendants two levels
+//      down); a leaf that must be opened travels particle by particle;
+//   3. posts the transfers of those sources, from device memory: between GPUs of one node through
+//      CUDA IPC (device_link.hpp; PARDYN_DEVICE_LINKS=0 switches that off), else through MPI,
+//      straight from device memory when the library is CUDA-aware, else through pinned host
+//      buffers; launches the walk of its own particles over its own tree (on the GPU it runs while
+//      the sources travel), and completes the transfers into one buffer on the device;
+//   4. builds a second tree over the received sources alone and walks its own particles' groups
+//      over it (Tree::targets), adding to the accelerations, energies and virials. Monopole trees
+//      instead walk one tree over the own particles and the sources together (tree_exchange.cpp
+//      says why), without the overlap.
 // The accuracy is the tree's: every remote contribution is either exact (the particles) or the
-// expansion the tree would use there, to second order. Forces on the received sources are computed
-// and thrown away.
+// expansion the tree would use there, to second order. Energies are shared as on one rank: a
+// particle gets half of each of its pairs' energies, from its own tree and from the sources (the
+// other rank's particle gets the other half from what this rank sent it).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "communicator.hpp"
 #include "pardyn/plugin.hpp"
+#include "pardyn/tree.hpp"
+#include "store_ops.hpp"
 
 namespace pardyn::parallel {
+
+class DeviceLink;
+class TreeLet;
+struct Region;
 
 class TreeExchange {
  public:
   TreeExchange(Communicator& comm, int dim);
   ~TreeExchange();
 
-  // All ranks together: builds `scheme`'s tree over s, exchanges, and returns the work store (s's
-  // particles first, in order, then the sources from the other ranks).
-  ParticleStore& prepare(ParticleStore& s, Scheme& scheme, const Box& box, const Reach& reach);
-  std::size_t owned() const { return owned_; }
-  // Sources received at the last prepare(), and their sum since the start (statistics).
+  // All ranks together: builds own_scheme's tree over `own`, exchanges, and adds the term's
+  // accelerations (and, as req asks, energies and virials) to own's particles, from own's tree and
+  // from what the other ranks' trees sent. The caller zeroes them first (the walks add).
+  // With walk_seconds, the walks' time (the device synchronised around each; the own walk then
+  // does not overlap the transfers) is added to it: the measure of the load balance.
+  void compute(ParticleStore& own, Potential& potential, Scheme& own_scheme, const Box& box,
+               const Reach& reach, const ForceRequest& req, double* walk_seconds = nullptr);
+
+  // Sources received at the last compute(), and statistics.
   std::size_t received() const { return received_; }
   std::uint64_t evaluations() const { return evaluations_; }
   double seconds() const { return seconds_; }
+  // Whether the sources travel device to device (decided at the first compute()).
+  bool device_links() const { return links_ == 1; }
 
  private:
+  // The transfers: post() sends out[r] (count[r] sources of `per` bytes, packed) to every rank r
+  // and starts receiving every rank's into dev at from[r] (backend memory); finish() completes
+  // them. Device to device through CUDA IPC where every pair of ranks can (decided at the first
+  // evaluation), else through MPI: from device memory when the library is CUDA-aware, else
+  // through pinned host stages.
+  void decide_links(Backend b);
+  DeviceLink& link(int peer, bool send);
+  void post(Backend b, const std::vector<std::uint64_t>& count, const std::vector<char*>& out,
+            const std::vector<std::size_t>& from, std::size_t per, char* dev);
+  void finish(Backend b, const std::vector<std::size_t>& from, std::size_t per, char* dev);
+  // Monopole trees: the own particles and the m sources at dev in one tree (tree_exchange.cpp).
+  void merged(ParticleStore& own, Potential& potential, const TreeOptions& opt, const char* dev,
+              std::size_t m, const ForceRequest& req);
+
   Communicator& comm_;
   int dim_;
-  std::unique_ptr<ParticleStore> work_;
-  std::size_t owned_ = 0, received_ = 0;
+  std::unique_ptr<TreeLet> let_;
+  std::unique_ptr<Region> mine_;
+  std::vector<Region> all_;  // every rank's region
+  int links_ = -1;           // -1: not decided yet
+  std::map<std::pair<int, bool>, std::unique_ptr<DeviceLink>> link_map_;
+  bool direct_ = false;
+  std::vector<std::unique_ptr<Communicator::Request>> reqs_;
+  std::vector<Stage> send_;  // per rank
+  Stage recv_;               // every rank's sources, in rank order
+  std::unique_ptr<ParticleStore> sources_;
+  std::unique_ptr<ParticleStore> work_;  // monopole trees: the own particles, then the sources
+  TreeBuilder remote_;
+  // Statistics (PARDYN_PARALLEL_STATS=1 prints them at the end, =2 times each stage apart).
+  static constexpr int kParts = 7;
+  static const char* const kPartNames[kParts];
+  int stats_ = 0;
+  std::size_t owned_ = 0, received_ = 0, sent_ = 0;
   std::uint64_t evaluations_ = 0;
   double seconds_ = 0;
-  double part_[4] = {0, 0, 0, 0};  // own tree + download, walks, messages, work store
+  double part_[kParts] = {};
 };
 
 // The order in which a run with a tree term deals particles to ranks: indices of `x` (dim arrays of

@@ -153,18 +153,13 @@ class TreeRunner final : public ForceRunner {
       : pot_(pot), scheme_(scheme), exchange_(std::move(exchange)), box_(box) {}
   const char* name() const override { return "tree exchange"; }
   void compute(Evaluation& ev) override {
-    ParticleStore& w = exchange_->prepare(ev.store, scheme_, box_, pot_.reach());
-    ev.lap(Phase::Comm);
-    ev.ops.zero_forces(w, ev.req.energy, ev.req.virial);
-    scheme_.update(w, box_, pot_.reach());
-    ev.lap(Phase::Neighbour);
-    // The walk is this rank's work that differs between the ranks (a dense core costs more per
-    // particle than a halo): what the re-dealing of the Morton curve balances.
-    const auto t0 = measure_start(ev, w);
-    pot_.compute(w, scheme_.neighbourhood(), ev.req);
-    measure_end(ev, w, t0);
+    // The exchange builds this rank's tree, sends the others what they need and walks: its walks
+    // add to the store's forces (zeroed by the caller). The walks are this rank's work that
+    // differs between the ranks (a dense core costs more per particle than a halo): what the
+    // re-dealing of the Morton curve balances, timed apart from the waiting when ev.measure asks.
+    exchange_->compute(ev.store, pot_, scheme_, box_, pot_.reach(), ev.req,
+                       ev.measure ? &ev.work_seconds : nullptr);
     ev.lap(Phase::Force);
-    parallel::add_forces(w, ev.store, exchange_->owned(), ev.req.energy, false);
   }
   void build(ParticleStore&, BackendOps&) override {}
   const parallel::TreeExchange& exchange() const { return *exchange_; }

@@ -5,7 +5,9 @@
 // group, with the opening test against the group's bounding box, collects an interaction list of
 // nodes (far field) and of leaf particles (exact pair()), which every target of the group then
 // sums. A group walk accepts a node only if it is far enough from every target of the group, so
-// each target is at least as accurate as with its own walk.
+// each target is at least as accurate as with its own walk. The targets and their groups are the
+// tree's own particles, or another tree's (Tree::targets: a parallel run's own particles walking
+// the tree over what other ranks sent).
 #pragma once
 
 #include <algorithm>
@@ -35,11 +37,11 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
     for (int g = 0; g < groups; ++g) {
       const int b = t.groups[g].begin, e = t.groups[g].end;
       Real lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = t.src[4 * std::size_t(b) + d];
+      for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = t.tsrc[4 * std::size_t(b) + d];
       for (int i = b + 1; i < e; ++i)
         for (int d = 0; d < Dim; ++d) {
-          lo[d] = std::min(lo[d], t.src[4 * std::size_t(i) + d]);
-          hi[d] = std::max(hi[d], t.src[4 * std::size_t(i) + d]);
+          lo[d] = std::min(lo[d], t.tsrc[4 * std::size_t(i) + d]);
+          hi[d] = std::max(hi[d], t.tsrc[4 * std::size_t(i) + d]);
         }
       Real centre[3], half[3];
       for (int d = 0; d < Dim; ++d) {
@@ -66,9 +68,10 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
         }
       }
       for (int i = b; i < e; ++i) {
-        const Real* xi = t.src + 4 * std::size_t(i);
+        const Real* xi = t.tsrc + 4 * std::size_t(i);
         const Real mi = xi[3];
-        const int ti = t.type[i];
+        const int ti = t.ttype[i];
+        const int self = t.foreign ? -1 : i;  // the source that is the target itself
         Real acc[3] = {0, 0, 0}, ep = 0, vir = 0;
         for (const int node : far_list) {
           const Real* c = t.com + 4 * std::size_t(node);
@@ -88,7 +91,7 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
           const Real r2 = pair_r2<Dim>(ev, d0, d1, dz);
           Real fdivr, en;
           ev.pair(r2, mi, xj[3], ti, t.type[j], fdivr, en);
-          const bool keep = j != i;
+          const bool keep = j != self;
           fdivr = keep ? fdivr : Real(0);
           s0 += fdivr * d0;
           s1 += fdivr * d1;
@@ -114,7 +117,7 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
 }  // namespace tree_cpu_detail
 
 // Adds the evaluator's accelerations (and with `energy` the per-particle energies and virials) from
-// a tree the `tree` scheme built on the CPU for the same particles.
+// a tree built on the CPU, to the store's particles: the tree's own, or Tree::targets'.
 template <class Eval, class View>
 void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy) {
   using Real = typename View::real;

@@ -18,6 +18,8 @@
 //   - Results go to the store index of each target (perm), so the store is never reordered.
 // Everything is warp-synchronous: lanes past the group's last particle walk with a real one and
 // store nothing.
+// The targets and their groups are the tree's own particles, or another tree's (Tree::targets: a
+// parallel run's own particles walking the tree over what other ranks sent).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -94,8 +96,9 @@ __global__ void __launch_bounds__(kWarps * 32)
   if (group >= t.ngroups) return;  // the whole warp
   const TreeGroup grp = t.groups[group];
   const int k = min(grp.begin + lane, grp.end - 1);
-  const Quad4<Real> me = load4(t.src, k);
-  const int ti = __ldg(t.type + k);
+  const Quad4<Real> me = load4(t.tsrc, k);
+  const int ti = __ldg(t.ttype + k);
+  const int self = t.foreign ? -1 : k;  // the source that is the target itself
   const unsigned lt = (1u << lane) - 1;
 
   // The group's bounding box.
@@ -147,7 +150,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
       Real fdivr, e;
       ev.pair(r2, me.c[3], s.c[3], ti, sh.ptype[jj], fdivr, e);
-      const bool keep = sh.pidx[jj] != k;
+      const bool keep = sh.pidx[jj] != self;
       fdivr = keep ? fdivr : Real(0);
       acc[0] = fma(fdivr, d0, acc[0]);
       acc[1] = fma(fdivr, d1, acc[1]);
@@ -239,7 +242,7 @@ void launch(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Rea
 }  // namespace tree_walk_detail
 
 // Adds the evaluator's accelerations (and with `energy` the per-particle energies and virials) from
-// a tree the `tree` scheme built on the GPU for the same particles.
+// a tree built on the GPU, to the store's particles: the tree's own, or Tree::targets'.
 template <class Eval, class View>
 void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy) {
   using Real = typename View::real;

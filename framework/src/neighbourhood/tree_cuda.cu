@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The tree scheme's GPU builder: every step on the device, each particle's data read once.
+// TreeBuilder's GPU engine (pardyn/tree.hpp): every step on the device, each particle's data read
+// once.
 //   1. bounding cube (CUB reductions), 2. Morton keys, 3. CUB radix sort of (key, store index),
 //   4. gather of the sorted positions, masses and types, 5. nodes level by level from the root (one
 //   kernel plans each node of a level, a CUB scan numbers the children, a kernel writes them; the
 //   host reads one integer per level), 6. multipoles level by level from the deepest up.
-// The per-node arithmetic is tree_build.hpp's, shared with the CPU builder.
+// The per-node arithmetic is tree_build.hpp's, shared with the CPU engine (tree.cpp).
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -123,20 +124,15 @@ __global__ void group_write_kernel(const TreeLinks* links, const int* offs, Tree
   if (i < nodes && offs[i + 1] > offs[i]) node_groups(links, i, groups + offs[i]);
 }
 
+constexpr int kThreads = 256;
+
 int blocks_for(std::size_t n, int threads) {
   return int(std::min<std::size_t>((n + threads - 1) / threads, 1u << 20));
 }
 
-class CudaBuilder final : public TreeBuilder {
- public:
-  void build(const ParticleStore& s, const TreeParams& p, Tree& out) override {
-    visit(s, [&](auto view) {
-      using View = decltype(view);
-      build_impl<typename View::real, View::dim>(view, p, out);
-    });
-  }
+class CudaEngine final : public TypedEngine<CudaEngine> {
+  friend TypedEngine<CudaEngine>;
 
- private:
   template <class Real>
   void cub_minmax(const Real* x, int n, Real* out) {
     std::size_t need = 0, need2 = 0;
@@ -150,24 +146,38 @@ class CudaBuilder final : public TreeBuilder {
   }
 
   template <class Real, int Dim>
-  void build_impl(const ParticleView<Real, Dim>& p, const TreeParams& prm, Tree& out) {
-    if (p.n > std::size_t(std::numeric_limits<std::int32_t>::max()))
-      throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
-    const int n = int(p.n);
-    out = Tree{};
-    out.dim = Dim;
-    out.precision = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
-    out.backend = Backend::Cuda;
-    out.n = n;
-    out.theta = prm.theta;
-    out.quadrupole = prm.quadrupole;
-    if (n == 0) {
-      out.built = true;
-      return;
-    }
-    constexpr int T = 256;
+  void build_impl(const ParticleView<Real, Dim>& p, const TreeOptions& prm, Tree& out) {
+    out = tree_header<Real, Dim>(p.n, Backend::Cuda, prm);
+    if (out.n == 0) return;
+    const int n = out.n;
+    const Frame f = frame(p, prm);
+    const std::uint64_t* keys = nullptr;
+    const std::int32_t* perm = nullptr;
+    sort(p, f, keys, perm);
+    split_nodes<Dim>(keys, n, prm.leaf_size);
+    const int nodes = levels_.back();
+    multipoles<Real, Dim>(prm, f, keys, nodes);
+    const int ngroups = walk_groups(nodes);
 
-    // 1. Bounding cube.
+    out.nodes = nodes;
+    out.groups = groups_.as<TreeGroup>();
+    out.ngroups = ngroups;
+    out.depth = int(levels_.size()) - 2;
+    out.levels = levels_.data();
+    out.perm = perm;
+    out.src = src_.as<Real>();
+    out.type = type_.as<std::int32_t>();
+    out.links = links_.as<TreeLinks>();
+    out.com = com_.as<Real>();
+    out.rcrit2 = rcrit2_.as<Real>();
+    out.quad = prm.quadrupole ? quad_.as<Real>() : nullptr;
+    out.built = true;
+  }
+
+  // 1. The bounding cube.
+  template <class Real, int Dim>
+  Frame frame(const ParticleView<Real, Dim>& p, const TreeOptions& prm) {
+    const int n = int(p.n);
     Real* mm = static_cast<Real*>(minmax_.reserve(6 * sizeof(Real)));
     for (int d = 0; d < Dim; ++d) cub_minmax(p.x[d], n, mm + 2 * d);
     Real host_mm[6];
@@ -185,14 +195,20 @@ class CudaBuilder final : public TreeBuilder {
       side = std::max(side, hi - lo);
     }
     f.side = side > 0 ? side * (1 + 1e-6) : 1.0;
+    return f;
+  }
 
-    // 2-3. Keys and their sort.
+  // 2-4. Keys, their sort with the store indices, and the sorted particles.
+  template <class Real, int Dim>
+  void sort(const ParticleView<Real, Dim>& p, const Frame& f, const std::uint64_t*& keys,
+            const std::int32_t*& perm) {
+    const int n = int(p.n);
     const std::size_t nk = std::size_t(n);
     auto* k0 = static_cast<std::uint64_t*>(keys_[0].reserve(nk * 8));
     auto* k1 = static_cast<std::uint64_t*>(keys_[1].reserve(nk * 8));
     auto* v0 = static_cast<std::int32_t*>(vals_[0].reserve(nk * 4));
     auto* v1 = static_cast<std::int32_t*>(vals_[1].reserve(nk * 4));
-    keys_kernel<<<blocks_for(nk, T), T>>>(p, f, k0, v0, n);
+    keys_kernel<<<blocks_for(nk, kThreads), kThreads>>>(p, f, k0, v0, n);
     PARDYN_CUDA_CHECK_LAUNCH("tree keys_kernel");
     cub::DoubleBuffer<std::uint64_t> kb(k0, k1);
     cub::DoubleBuffer<std::int32_t> vb(v0, v1);
@@ -202,37 +218,35 @@ class CudaBuilder final : public TreeBuilder {
     void* t = temp_.reserve(need);
     need = temp_.size();
     PARDYN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t, need, kb, vb, n, 0, Dim * kBits<Dim>));
-    const std::uint64_t* keys = kb.Current();
-    const std::int32_t* perm = vb.Current();
-
-    // 4. Sorted particles.
+    keys = kb.Current();
+    perm = vb.Current();
     Real* src = static_cast<Real*>(src_.reserve(nk * 4 * sizeof(Real)));
     auto* type = static_cast<std::int32_t*>(type_.reserve(nk * 4));
-    gather_kernel<<<blocks_for(nk, T), T>>>(p, perm, src, type, n);
+    gather_kernel<<<blocks_for(nk, kThreads), kThreads>>>(p, perm, src, type, n);
     PARDYN_CUDA_CHECK_LAUNCH("tree gather_kernel");
+  }
 
-    // 5. Nodes, level by level.
-    std::size_t cap = std::max<std::size_t>(1024, nk / std::size_t(std::max(1, prm.leaf_size)) * 2);
+  // 5. Nodes, level by level: links_, depth_ and levels_.
+  template <int Dim>
+  void split_nodes(const std::uint64_t* keys, int n, int leaf_size) {
+    constexpr int T = kThreads;
+    std::size_t cap =
+        std::max<std::size_t>(1024, std::size_t(n) / std::size_t(std::max(1, leaf_size)) * 2);
     links_.reserve(cap * sizeof(TreeLinks));
     depth_.reserve(cap * sizeof(int));
     cap = std::min(links_.size() / sizeof(TreeLinks), depth_.size() / sizeof(int));
     root_kernel<<<1, 1>>>(links_.as<TreeLinks>(), n);
     PARDYN_CUDA_CHECK_LAUNCH("tree root_kernel");
-    std::vector<int> level{0, 1};
+    std::vector<std::int32_t>& level = levels_;
+    level.assign({0, 1});
     for (;;) {
       const int lb = level[level.size() - 2], le = level.back(), m = le - lb;
       int* counts = static_cast<int*>(counts_.reserve(std::size_t(m + 1) * sizeof(int)));
       int* offs = static_cast<int*>(offs_.reserve(std::size_t(m + 1) * sizeof(int)));
       plan_kernel<Dim><<<(m + 1 + T - 1) / T, T>>>(keys, links_.as<TreeLinks>(), depth_.as<int>(),
-                                                   counts, lb, le, prm.leaf_size);
+                                                   counts, lb, le, leaf_size);
       PARDYN_CUDA_CHECK_LAUNCH("tree plan_kernel");
-      need = 0;
-      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, m + 1));
-      t = temp_.reserve(need);
-      need = temp_.size();
-      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t, need, counts, offs, m + 1));
-      int total = 0;
-      PARDYN_CUDA_CHECK(cudaMemcpy(&total, offs + m, sizeof(int), cudaMemcpyDeviceToHost));
+      const int total = exclusive_sum(counts, offs, m);
       if (total == 0) break;
       const std::size_t want = std::size_t(le) + std::size_t(total);
       if (want > cap) {
@@ -245,17 +259,33 @@ class CudaBuilder final : public TreeBuilder {
       PARDYN_CUDA_CHECK_LAUNCH("tree emit_kernel");
       level.push_back(le + total);
     }
-    const int nodes = level.back();
+  }
 
-    // 6. Multipoles from the deepest level up.
+  // offs[0, m] = the exclusive sums of counts[0, m] (counts[m] is 0): returns offs[m].
+  int exclusive_sum(const int* counts, int* offs, int m) {
+    std::size_t need = 0;
+    PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, m + 1));
+    void* t = temp_.reserve(need);
+    need = temp_.size();
+    PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t, need, counts, offs, m + 1));
+    int total = 0;
+    PARDYN_CUDA_CHECK(cudaMemcpy(&total, offs + m, sizeof(int), cudaMemcpyDeviceToHost));
+    return total;
+  }
+
+  // 6. Multipoles from the deepest level up.
+  template <class Real, int Dim>
+  void multipoles(const TreeOptions& prm, const Frame& f, const std::uint64_t* keys, int nodes) {
+    constexpr int T = kThreads;
     constexpr int NQ = kQuadTerms<Dim>;
+    const Real* src = src_.as<Real>();
     Real* com = static_cast<Real*>(com_.reserve(std::size_t(nodes) * 4 * sizeof(Real)));
     Real* rc2 = static_cast<Real*>(rcrit2_.reserve(std::size_t(nodes) * sizeof(Real)));
     Real* quad = prm.quadrupole
                      ? static_cast<Real*>(quad_.reserve(std::size_t(nodes) * NQ * sizeof(Real)))
                      : nullptr;
-    for (std::size_t l = level.size() - 1; l-- > 0;) {
-      const int lb = level[l], le = level[l + 1], m = le - lb;
+    for (std::size_t l = levels_.size() - 1; l-- > 0;) {
+      const int lb = levels_[l], le = levels_[l + 1], m = le - lb;
       if (prm.quadrupole)
         moments_kernel<Real, Dim, true><<<(m + T - 1) / T, T>>>(
             links_.as<TreeLinks>(), keys, depth_.as<int>(), src, com, quad, rc2, f, lb, le);
@@ -264,46 +294,30 @@ class CudaBuilder final : public TreeBuilder {
             links_.as<TreeLinks>(), keys, depth_.as<int>(), src, com, quad, rc2, f, lb, le);
       PARDYN_CUDA_CHECK_LAUNCH("tree moments_kernel");
     }
+  }
 
-    // 7. Walk groups.
-    int ngroups = 0;
-    {
-      int* counts = static_cast<int*>(counts_.reserve(std::size_t(nodes + 1) * sizeof(int)));
-      int* offs = static_cast<int*>(offs_.reserve(std::size_t(nodes + 1) * sizeof(int)));
-      group_count_kernel<<<(nodes + 1 + T - 1) / T, T>>>(links_.as<TreeLinks>(), counts, nodes);
-      PARDYN_CUDA_CHECK_LAUNCH("tree group_count_kernel");
-      need = 0;
-      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, nodes + 1));
-      t = temp_.reserve(need);
-      need = temp_.size();
-      PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t, need, counts, offs, nodes + 1));
-      PARDYN_CUDA_CHECK(cudaMemcpy(&ngroups, offs + nodes, sizeof(int), cudaMemcpyDeviceToHost));
-      groups_.reserve(std::size_t(ngroups) * sizeof(TreeGroup));
-      group_write_kernel<<<(nodes + T - 1) / T, T>>>(links_.as<TreeLinks>(), offs,
-                                                     groups_.as<TreeGroup>(), nodes);
-      PARDYN_CUDA_CHECK_LAUNCH("tree group_write_kernel");
-    }
-
-    out.nodes = nodes;
-    out.groups = groups_.as<TreeGroup>();
-    out.ngroups = ngroups;
-    out.depth = int(level.size()) - 2;
-    out.perm = perm;
-    out.src = src;
-    out.type = type;
-    out.links = links_.as<TreeLinks>();
-    out.com = com;
-    out.rcrit2 = rc2;
-    out.quad = quad;
-    out.built = true;
+  // 7. The walk groups; returns their number.
+  int walk_groups(int nodes) {
+    constexpr int T = kThreads;
+    int* counts = static_cast<int*>(counts_.reserve(std::size_t(nodes + 1) * sizeof(int)));
+    int* offs = static_cast<int*>(offs_.reserve(std::size_t(nodes + 1) * sizeof(int)));
+    group_count_kernel<<<(nodes + 1 + T - 1) / T, T>>>(links_.as<TreeLinks>(), counts, nodes);
+    PARDYN_CUDA_CHECK_LAUNCH("tree group_count_kernel");
+    const int ngroups = exclusive_sum(counts, offs, nodes);
+    groups_.reserve(std::size_t(ngroups) * sizeof(TreeGroup));
+    group_write_kernel<<<(nodes + T - 1) / T, T>>>(links_.as<TreeLinks>(), offs,
+                                                   groups_.as<TreeGroup>(), nodes);
+    PARDYN_CUDA_CHECK_LAUNCH("tree group_write_kernel");
+    return ngroups;
   }
 
   DeviceBuffer keys_[2], vals_[2], src_, type_, links_, depth_, counts_, offs_, com_, rcrit2_,
       quad_, temp_, minmax_, groups_;
+  std::vector<std::int32_t> levels_;
 };
 
 }  // namespace
 
-std::unique_ptr<TreeBuilder> make_cuda_builder() { return std::make_unique<CudaBuilder>(); }
+std::unique_ptr<TreeEngine> make_cuda_engine() { return std::make_unique<CudaEngine>(); }
 
 }  // namespace pardyn::tree_build

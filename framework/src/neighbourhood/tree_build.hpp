@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The tree scheme's build steps that the CPU builder (tree_cpu.cpp) and the GPU builder (tree.cu)
-// share: Morton keys, the split of a node's particle range into its children, and a node's
-// multipoles. Plain structs and host/device functions; the builders only supply the loops (OpenMP
-// or kernels).
+// Internal to libpardyn: the tree's build steps that the CPU engine (tree.cpp) and the GPU engine
+// (tree_cuda.cu) share: Morton keys, the split of a node's particle range into its children, and a
+// node's multipoles. Plain structs and host/device functions; the engines only supply the loops
+// (OpenMP or kernels).
 #pragma once
 
 #include <cmath>
@@ -10,36 +10,52 @@
 #include <memory>
 
 #include "pardyn/core.hpp"
+#include "pardyn/particles.hpp"
 #include "pardyn/tree.hpp"
-
-namespace pardyn {
-class ParticleStore;
-}
 
 namespace pardyn::tree_build {
 
-// What the scheme's parameters say.
-struct TreeParams {
-  double theta = 0.5;
-  bool quadrupole = true;
-  int leaf_size = 16;
-  // The law's short-range radius (Reach::short_range, 0: none): a node is used as a whole only
-  // where none of its particles can be closer than this to the target.
-  double short_range = 0;
-};
-
-// The builders behind the scheme: one per backend. build() rebuilds everything from the store's
-// current positions and fills `out` (pointers into the builder's memory, valid until the next
+// The engines behind TreeBuilder: one per backend. build() rebuilds everything from the store's
+// current positions and fills `out` (pointers into the engine's memory, valid until the next
 // build).
-class TreeBuilder {
+class TreeEngine {
  public:
-  virtual ~TreeBuilder() = default;
-  virtual void build(const ParticleStore& s, const TreeParams& p, Tree& out) = 0;
+  virtual ~TreeEngine() = default;
+  virtual void build(const ParticleStore& s, const TreeOptions& p, Tree& out) = 0;
 };
-std::unique_ptr<TreeBuilder> make_cpu_builder();
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-std::unique_ptr<TreeBuilder> make_cuda_builder();
-#endif
+// The dispatch of an engine whose build_impl<Real, Dim>(view, options, out) serves every precision
+// and dimension.
+template <class Engine>
+class TypedEngine : public TreeEngine {
+ public:
+  void build(const ParticleStore& s, const TreeOptions& p, Tree& out) override {
+    visit(s, [&](auto view) {
+      using View = decltype(view);
+      static_cast<Engine*>(this)->template build_impl<typename View::real, View::dim>(view, p, out);
+    });
+  }
+};
+std::unique_ptr<TreeEngine> make_cpu_engine();
+// tree_cuda.cu; in a build without CUDA, cuda_stub.cpp's stand-in says that this pardyn has no GPU.
+std::unique_ptr<TreeEngine> make_cuda_engine();
+
+// What a build of n particles starts from: the tree's kind and options (with no particles, the
+// finished empty tree).
+template <class Real, int Dim>
+Tree tree_header(std::size_t n, Backend backend, const TreeOptions& opt) {
+  if (n > std::size_t(0x7fffffff))
+    throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
+  Tree t;
+  t.dim = Dim;
+  t.precision = sizeof(Real) == 4 ? Precision::Float : Precision::Double;
+  t.backend = backend;
+  t.n = std::int32_t(n);
+  t.theta = opt.theta;
+  t.quadrupole = opt.quadrupole;
+  t.leaf_size = opt.leaf_size;
+  t.built = n == 0;
+  return t;
+}
 
 // Bits of a key per axis: 21 in 3D (63-bit keys), 31 in 2D (62-bit keys). The finest cell is the
 // bounding cube / 2^B: two particles closer than that share a key and end in one leaf.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The tree scheme's CPU builder: the steps of tree_build.hpp in OpenMP loops.
+// TreeBuilder (pardyn/tree.hpp) and its CPU engine: the steps of tree_build.hpp in OpenMP loops.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,16 +22,9 @@ struct Arrays {
   std::vector<Real> src, com, quad, rcrit2;
 };
 
-class CpuBuilder final : public TreeBuilder {
- public:
-  void build(const ParticleStore& s, const TreeParams& p, Tree& out) override {
-    visit(s, [&](auto view) {
-      using View = decltype(view);
-      build_impl<typename View::real, View::dim>(view, p, out);
-    });
-  }
+class CpuEngine final : public TypedEngine<CpuEngine> {
+  friend TypedEngine<CpuEngine>;
 
- private:
   template <class Real>
   Arrays<Real>& arrays() {
     if constexpr (std::is_same_v<Real, float>) return f_;
@@ -39,24 +32,37 @@ class CpuBuilder final : public TreeBuilder {
   }
 
   template <class Real, int Dim>
-  void build_impl(const ParticleView<Real, Dim>& p, const TreeParams& prm, Tree& out) {
-    if (p.n > std::size_t(std::numeric_limits<std::int32_t>::max()))
-      throw Error("scheme \"tree\" handles at most 2^31 - 1 particles");
-    const int n = int(p.n);
+  void build_impl(const ParticleView<Real, Dim>& p, const TreeOptions& prm, Tree& out) {
+    out = tree_header<Real, Dim>(p.n, Backend::Cpu, prm);
+    if (out.n == 0) return;
+    const int n = out.n;
     Arrays<Real>& a = arrays<Real>();
-    out = Tree{};
-    out.dim = Dim;
-    out.precision = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
-    out.backend = Backend::Cpu;
-    out.n = n;
-    out.theta = prm.theta;
-    out.quadrupole = prm.quadrupole;
-    if (n == 0) {
-      out.built = true;
-      return;
-    }
+    const Frame f = frame(p, prm);
+    sort(p, f, a);
+    split_nodes<Dim>(n, prm.leaf_size);
+    const int nodes = levels_.back();
+    multipoles<Real, Dim>(prm, f, nodes, a);
+    const int ngroups = walk_groups(nodes);
 
-    // Bounding cube.
+    out.nodes = nodes;
+    out.groups = groups_.data();
+    out.ngroups = ngroups;
+    out.depth = int(levels_.size()) - 2;
+    out.levels = levels_.data();
+    out.perm = perm_.data();
+    out.src = a.src.data();
+    out.type = type_.data();
+    out.links = links_.data();
+    out.com = a.com.data();
+    out.rcrit2 = a.rcrit2.data();
+    out.quad = prm.quadrupole ? a.quad.data() : nullptr;
+    out.built = true;
+  }
+
+  // The bounding cube of the particles.
+  template <class Real, int Dim>
+  Frame frame(const ParticleView<Real, Dim>& p, const TreeOptions& prm) {
+    const int n = int(p.n);
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int d = 0; d < Dim; ++d) {
       double l = std::numeric_limits<double>::infinity(), h = -l;
@@ -78,8 +84,13 @@ class CpuBuilder final : public TreeBuilder {
     side = side > 0 ? side * (1 + 1e-6) : 1.0;
     f.side = side;
     for (int d = 0; d < Dim; ++d) f.lo[d] = lo[d];
+    return f;
+  }
 
-    // Keys, sorted with the store indices.
+  // Keys, sorted with the store indices; the particles in their order.
+  template <class Real, int Dim>
+  void sort(const ParticleView<Real, Dim>& p, const Frame& f, Arrays<Real>& a) {
+    const int n = int(p.n);
     pairs_.resize(n);
 #pragma omp parallel for if (n > kSerial)
     for (int i = 0; i < n; ++i) {
@@ -101,18 +112,22 @@ class CpuBuilder final : public TreeBuilder {
       for (int d = 0; d < 3; ++d) a.src[4 * std::size_t(k) + d] = d < Dim ? p.x[d][i] : Real(0);
       a.src[4 * std::size_t(k) + 3] = p.mass[i];
     }
+  }
 
-    // Nodes level by level from the root.
+  // Nodes level by level from the root: links_, depth_ and levels_.
+  template <int Dim>
+  void split_nodes(int n, int leaf_size) {
     links_.assign(1, TreeLinks{0, 0, 0, n});
     depth_.assign(1, 0);
-    std::vector<int> level{0, 1};
-    std::vector<int> counts;
+    std::vector<std::int32_t>& level = levels_;
+    level.assign({0, 1});
+    std::vector<int>& counts = counts_;
     for (;;) {
       const int lb = level[level.size() - 2], le = level.back();
       counts.resize(le - lb);
 #pragma omp parallel for schedule(dynamic, 64) if (le - lb > kSerialNodes)
       for (int i = lb; i < le; ++i)
-        counts[i - lb] = plan<Dim>(keys_.data(), links_[i], prm.leaf_size, depth_[i]);
+        counts[i - lb] = plan<Dim>(keys_.data(), links_[i], leaf_size, depth_[i]);
       int total = 0;
       for (int& c : counts) {
         const int t = c;
@@ -130,14 +145,16 @@ class CpuBuilder final : public TreeBuilder {
       }
       level.push_back(le + total);
     }
-    const int nodes = level.back();
+  }
 
-    // Multipoles from the deepest level up.
+  // Multipoles from the deepest level up.
+  template <class Real, int Dim>
+  void multipoles(const TreeOptions& prm, const Frame& f, int nodes, Arrays<Real>& a) {
     a.com.resize(4 * std::size_t(nodes));
     a.rcrit2.resize(nodes);
     a.quad.resize(prm.quadrupole ? std::size_t(kQuadTerms<Dim>) * nodes : 0);
-    for (std::size_t l = level.size() - 1; l-- > 0;) {
-      const int lb = level[l], le = level[l + 1];
+    for (std::size_t l = levels_.size() - 1; l-- > 0;) {
+      const int lb = levels_[l], le = levels_[l + 1];
 #pragma omp parallel for schedule(dynamic, 64) if (le - lb > kSerialNodes)
       for (int i = lb; i < le; ++i) {
         if (prm.quadrupole)
@@ -148,8 +165,11 @@ class CpuBuilder final : public TreeBuilder {
                                     a.com.data(), nullptr, a.rcrit2.data(), f);
       }
     }
+  }
 
-    // Walk groups.
+  // The walk groups; returns their number.
+  int walk_groups(int nodes) {
+    std::vector<int>& counts = counts_;
     counts.resize(nodes + 1);
 #pragma omp parallel for schedule(dynamic, 256) if (nodes > kSerialNodes)
     for (int i = 0; i < nodes; ++i) counts[i] = node_groups(links_.data(), i, nullptr);
@@ -162,19 +182,7 @@ class CpuBuilder final : public TreeBuilder {
     groups_.resize(ngroups);
 #pragma omp parallel for schedule(dynamic, 256) if (nodes > kSerialNodes)
     for (int i = 0; i < nodes; ++i) node_groups(links_.data(), i, groups_.data() + counts[i]);
-
-    out.nodes = nodes;
-    out.groups = groups_.data();
-    out.ngroups = ngroups;
-    out.depth = int(level.size()) - 2;
-    out.perm = perm_.data();
-    out.src = a.src.data();
-    out.type = type_.data();
-    out.links = links_.data();
-    out.com = a.com.data();
-    out.rcrit2 = a.rcrit2.data();
-    out.quad = prm.quadrupole ? a.quad.data() : nullptr;
-    out.built = true;
+    return ngroups;
   }
 
   std::vector<std::pair<std::uint64_t, std::int32_t>> pairs_;
@@ -182,13 +190,40 @@ class CpuBuilder final : public TreeBuilder {
   std::vector<std::int32_t> perm_, type_;
   std::vector<TreeLinks> links_;
   std::vector<TreeGroup> groups_;
-  std::vector<int> depth_;
+  std::vector<int> depth_, counts_;
+  std::vector<std::int32_t> levels_;
   Arrays<float> f_;
   Arrays<double> d_;
 };
 
 }  // namespace
 
-std::unique_ptr<TreeBuilder> make_cpu_builder() { return std::make_unique<CpuBuilder>(); }
+std::unique_ptr<TreeEngine> make_cpu_engine() { return std::make_unique<CpuEngine>(); }
 
 }  // namespace pardyn::tree_build
+
+namespace pardyn {
+
+struct TreeBuilder::Impl {
+  std::unique_ptr<tree_build::TreeEngine> engine;
+  Backend engine_for = Backend::Cpu;
+  Tree tree;
+};
+
+TreeBuilder::TreeBuilder() : impl_(std::make_unique<Impl>()) {}
+TreeBuilder::~TreeBuilder() = default;
+
+const Tree& TreeBuilder::build(const ParticleStore& s, const TreeOptions& opt) {
+  Impl& m = *impl_;
+  if (!m.engine || m.engine_for != s.backend()) {
+    m.engine = s.backend() == Backend::Cuda ? tree_build::make_cuda_engine()
+                                            : tree_build::make_cpu_engine();
+    m.engine_for = s.backend();
+  }
+  m.engine->build(s, opt, m.tree);
+  return m.tree;
+}
+
+const Tree& TreeBuilder::tree() const { return impl_->tree; }
+
+}  // namespace pardyn
