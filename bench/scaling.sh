@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Strong and weak scaling of whole `pardyn run`s on 1, 2 (and 4) GPUs of one machine, in one go
 # (docs/parallel.md "Scaling"; bench/RESULTS.md). From the repository root on the GPU machine, with
 # a gpu-bundle of the build in .gpu:

@@ -254,6 +254,11 @@ class Simulation final : public StepContext {
     bool pending = false;  // re-deal before the next evaluation
     std::vector<double> weights;
     std::uint64_t redeals = 0;
+    // The last re-deal: the weights before it and the imbalance that made it (-1: none to judge);
+    // measurements to let pass before the next re-deal (doubled each time one is undone).
+    std::vector<double> before;
+    double redealt_at = -1;
+    std::uint64_t hold = 0, skip = 0;
   } balance_;
   void judge_balance(double work_seconds);
   void redeal_morton();
