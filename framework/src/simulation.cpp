@@ -118,11 +118,16 @@ Simulation::Simulation(const Scenario& sc, const Registry& registry, const RunOp
   std::snprintf(dt, sizeof dt, "%g", integrator_->dt());
   std::string ranks;
   if (comm_) {
-    ranks = ", " + std::to_string(comm_->size()) + " ranks (" +
-            (domain_ ? "domain decomposition: " + domain_->describe() +
-                           (domain_->device_links() ? ", ghosts GPU to GPU" : "")
-                     : std::string("")) +
-            (domain_ && ring_ ? "; " : "") + (ring_ ? "all-pairs ring" : "") + ")";
+    std::vector<std::string> how;
+    if (domain_)
+      how.push_back("domain decomposition: " + domain_->describe() +
+                    (domain_->device_links() ? ", ghosts GPU to GPU" : ""));
+    if (ring_) how.push_back("all-pairs ring");
+    if (std::find(tree_on_ranks_.begin(), tree_on_ranks_.end(), true) != tree_on_ranks_.end())
+      how.push_back("tree exchange, the Morton curve cut in " + std::to_string(comm_->size()));
+    ranks = ", " + std::to_string(comm_->size()) + " ranks";
+    for (std::size_t i = 0; i < how.size(); ++i) ranks += (i ? "; " : " (") + how[i];
+    if (!how.empty()) ranks += ")";
   }
   progress_->message("pardyn: " + std::to_string(n_global_) + " particles, " +
                      std::to_string(sc.dim) + "D, " + to_string(sc.precision) + ", backend " +
