@@ -80,8 +80,8 @@ struct Generated {
   template <class Real>
   PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
                                               int tj, Real& fdivr, Real& e) {
-    const Real* __restrict c = k.of(ti, tj);
-    (void)c, (void)r2, (void)s;
+    const Real* __restrict c = @COEFS@;
+    (void)c, (void)r2, (void)s, (void)ti, (void)tj;
 )" + law.body +
          R"(  }
 };
@@ -95,25 +95,22 @@ struct GeneratedLaw {
     return f;
   }
 };
-// The law for one view of a CPU store: PairPotential's traversals for one dimension and precision.
+// The law contract's checks (evaluator.hpp), as PairPotential makes them.
+static_assert(sizeof(PairLawContract<GeneratedLaw::Evaluator<@REAL@>>) > 0);
+// The law for one view of a CPU store: the framework's CPU traversals (pair_forces_cpu) for one
+// dimension and precision only; the plugin checks the scheme and answers everything else.
 class GeneratedPotential final : public Potential {
  public:
-  explicit GeneratedPotential(const Params& p) : inner_(p) {}
+  explicit GeneratedPotential(const Params& p) : params_(p) {}
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
     if (s.backend() != Backend::Cpu || s.dim() != @DIM@ || s.precision() != @PRECISION@)
       throw Error("internal: a compiled expression law given another store");
-    if (!inner_.supports(nb.kind)) throw Error(inner_.unsupported_reason(nb.kind));
-    inner_.compute_view(s.view<@REAL@, @DIM@>(), nb, req);
+    pair_forces_cpu<GeneratedLaw>(params_, s.view<@REAL@, @DIM@>(), nb, req);
   }
-  double cutoff() const override { return inner_.cutoff(); }
-  Reach reach() const override { return inner_.reach(); }
-  bool supports(NeighbourhoodKind k) const override { return inner_.supports(k); }
-  std::string unsupported_reason(NeighbourhoodKind k) const override {
-    return inner_.unsupported_reason(k);
-  }
+  bool supports(NeighbourhoodKind) const override { return true; }
 
  private:
-  PairPotential<GeneratedLaw> inner_;
+  Params params_;
 };
 }  // namespace
 }  // namespace pardyn::expression
@@ -132,6 +129,10 @@ extern "C" __attribute__((visibility("default"))) const char* pardyn_expression_
   };
   put("@FORM@", std::to_string(int(law.params.form)));
   put("@PRECISION@", prec == Precision::Float ? "Precision::Float" : "Precision::Double");
+  // One set of coefficients for every pair of types: read from the evaluator itself, the same
+  // address for every pair, so that the vectorised loops of the traversals load it once rather than
+  // gather it per pair (as lennard_jones's uniform path).
+  put("@COEFS@", law.params.uniform ? "k.c" : "k.of(ti, tj)");
   put("@DIM@", std::to_string(dim));
   put("@REAL@", real);
   return src;
@@ -149,6 +150,7 @@ class ExpressionPotential final : public Potential {
       throw Error(law_.label +
                   ": expression laws run on the CPU in this build; use backend = "
                   "\"cpu\"");
+    if (!interpreted_->supports(nb.kind)) throw Error(interpreted_->unsupported_reason(nb.kind));
     cpu_for(s).compute(s, nb, req);
   }
   double cutoff() const override { return interpreted_->cutoff(); }
@@ -174,7 +176,7 @@ class ExpressionPotential final : public Potential {
       if (!quiet_)
         std::fprintf(stderr,
                      "pardyn: %s: no C++ compiler to compile the formula (%s); it runs "
-                     "interpreted, about ten times slower (docs/plugins.md)\n",
+                     "interpreted, 3-8 times slower (docs/formulas.md)\n",
                      law_.label.c_str(), why.c_str());
       return *interpreted_;
     }

@@ -1,6 +1,6 @@
 // The data an expression law's generated code reads, and the functions it calls: shared by the
-// plugin, the C++ it writes for the CPU (compiled at run time) and the CUDA C++ it hands NVRTC for
-// the GPU. Device-clean: it includes only pardyn/math.hpp.
+// plugin and the C++ it writes for the CPU (compiled at run time). Device-clean (it includes only
+// pardyn/math.hpp), for a GPU version to come (NVRTC; not done).
 #pragma once
 
 #include "pardyn/math.hpp"

@@ -1,4 +1,4 @@
-// The evaluators of `type = "expression"` laws (docs/plugins.md, "A law in one line of TOML"): the
+// The evaluators of `type = "expression"` laws (docs/formulas.md): the
 // law contract of pardyn/evaluator.hpp in six forms, each a template over the precision and over
 // `Impl`, which supplies the formula part:
 //
@@ -11,7 +11,7 @@
 //
 // with s = r^2 + softening^2. Impl::formula(k, r2, s, ti, tj, fdivr, e) computes the formula part
 // for a pair of types (coefficients k.of(ti, tj)) at r^2 = r2 (and s): what pardyn's code generator
-// writes (compiled at run time for the CPU, by NVRTC for the GPU), or its interpreter. The far-field
+// writes (compiled at run time for the CPU), or its interpreter. The far-field
 // kernels are written here once, the same functions as the gravity and log laws.
 #pragma once
 

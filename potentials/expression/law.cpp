@@ -311,7 +311,7 @@ Law make_law(const ParamSet& ps) {
   if (!has_energy && !lr.on)
     fail(ps, "energy",
          "is required: the pair energy U(r) as a formula, e.g. energy = "
-         "\"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\" (docs/plugins.md)");
+         "\"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\" (docs/formulas.md)");
   if (has_force && !has_energy)
     fail(ps, "force",
          "needs `energy` too (the energy is what thermo and the conservation checks "
@@ -523,14 +523,15 @@ FactoryInfo law_info() {
   FactoryInfo f;
   f.name = "expression";
   f.summary = "a pair law from a formula: energy = \"...\" in r and your parameters";
-  f.doc = R"DOC(A pair law written as a formula (docs/plugins.md, "A law in one line of TOML"):
+  f.doc = R"DOC(A pair law written as a formula (docs/formulas.md):
   energy = "4*epsilon*((sigma/r)^12 - (sigma/r)^6)"
   parameters = { epsilon = 1.0, sigma = 1.0 }
   rcut = 2.5
 The force is -dU/dr, derived symbolically (or give `force`, which is then checked against it).
-pardyn parses the formula itself and writes the code: on the CPU it is compiled once with the
-system's C++ compiler into the same loops as the built-in laws (cached in ~/.cache/pardyn), or
-interpreted where there is no compiler (engine); on the GPU NVRTC compiles it.
+pardyn parses the formula itself and writes the code: it is compiled once with the system's C++
+compiler into the same CPU loops as the built-in laws, at their speed (cached in
+$XDG_CACHE_HOME/pardyn or ~/.cache/pardyn), or interpreted where there is no compiler (engine;
+3-8 times slower). The CPU only: there is no GPU version yet (backend = "cpu").
 
 The language. Numbers (1, 2.5, 1e-3), r (the distance), the parameters, + - * / ^ (power,
 right-associative; -r^2 = -(r^2)), parentheses, and the functions

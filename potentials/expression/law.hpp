@@ -1,7 +1,7 @@
 // An expression law as its [[potential]] section gives it, checked and turned into what runs it:
 // the evaluators' parameters (coefficients per pair of types), the formula part as C++ statements
 // (compiled at run time) and as an interpreter program. See expression_eval.hpp for the forms and
-// docs/plugins.md for the TOML.
+// docs/formulas.md for the TOML.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// Run-time compilation of generated code, cached on disk (docs/plugins.md, "How a formula runs").
+// Run-time compilation of generated code, cached on disk (docs/formulas.md, "How a formula runs").
 //
 // The cache folder is $PARDYN_CACHE_DIR, else $XDG_CACHE_HOME/pardyn, else ~/.cache/pardyn; each
 // product is named by a hash of everything that goes into it (the source, the compiler and its

@@ -1,6 +1,6 @@
 // The interpreter of a formula's steps (lower.hpp): what runs an expression law where no compiler
 // is at hand at run time. The traversals call it for every pair, inside the same loops as compiled
-// code (one call per pair, a switch per step: about ten times slower, docs/plugins.md).
+// code (one call per pair, a switch per step: 3-8 times slower, docs/formulas.md).
 #pragma once
 
 #include <cmath>

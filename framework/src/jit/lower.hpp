@@ -1,8 +1,8 @@
 // From a formula's tree (formula.hpp, after hoist()) to straight-line code: a list of steps, each
 // an operation on earlier steps, with common subexpressions computed once, powers of r taken from
 // r^2 (no square root unless an odd power of r needs one), integer powers by repeated squaring and
-// a b + c fused. Two back ends read the same steps: C++ text for a compiler (the CPU, at run time,
-// and NVRTC for the GPU), and the interpreter (interpreter.hpp), which needs no compiler.
+// a b + c fused. Two back ends read the same steps: C++ text for a compiler (the CPU, at run
+// time), and the interpreter (interpreter.hpp), which needs no compiler.
 #pragma once
 
 #include <cstdint>
