@@ -561,7 +561,10 @@ exact. The real gas (soft_gas) as a formula:
   energy = "B/2*(1/(r^2 + eps^2) - 1/rc^2) + a2/2*log((r^2 + eps^2)/rc^2)"
   long_range = { kernel = "log", strength = "a", softening = "eps", r0 = "rc",
                  radius = "sqrt(rc^2 - eps^2)" }
-strength, softening, r0 and radius are numbers or formulas of the parameters.)DOC";
+strength, softening, r0 and radius are numbers or formulas of the parameters.
+
+Schemes (which the lines above cannot tell without the law's keys): all_pairs always; cell_list
+with rcut or long_range; tree with long_range.)DOC";
   f.dims = kDimAll;
   f.schema
       .string("energy", "",
