@@ -6,10 +6,11 @@
 //
 //   bench_cell_list lj       [--backend cuda|cpu] [--precision float|double] [--cells C] [--steps
 //   S]
-//                            [--skin 0.3] [--threads T]
+//                            [--skin 0.3] [--threads T] [--law lennard_jones|expression|interpreted]
 //     LJ 3D: fcc rho = 0.8442 with C^3 unit cells (4 C^3 atoms; --cells 20,20,40: 64,000), T
 //     = 1.44, rc = 2.5, dt = 0.005, periodic (the LAMMPS `in.lj` problem at C = 20: 32,000 atoms).
 //   bench_cell_list soft_gas [--backend ...] [--side S] [--steps ...] [--near 1] [--cell_size W]
+//                            [--law soft_gas|expression|interpreted]
 //     2D real gas (soft_gas, seed 003): S^2 particles on a square lattice of spacing 4 in a walled
 //     box, T = 0.05, far zones.
 //   bench_cell_list gravity  [--backend ...] [--count N] [--steps ...]
@@ -47,6 +48,18 @@ std::string arg(const std::map<std::string, std::string>& a, const std::string& 
   return it == a.end() ? def : it->second;
 }
 
+// --law lennard_jones (the built-in law, default), expression (the same law as a formula, compiled
+// at run time) or interpreted (the formula, interpreted): docs/formulas.md.
+std::string lj_law(const std::map<std::string, std::string>& a) {
+  const std::string law = arg(a, "law", "lennard_jones");
+  if (law == "lennard_jones") return "type = \"lennard_jones\"\nepsilon = 1.0\nsigma = 1.0\n";
+  if (law != "expression" && law != "interpreted")
+    throw Error("--law must be lennard_jones, expression or interpreted");
+  return "type = \"expression\"\nenergy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
+         "parameters = { epsilon = 1.0, sigma = 1.0 }\nengine = \"" +
+         std::string(law == "expression" ? "compiled" : "interpreted") + "\"\n";
+}
+
 std::string lj_scenario(const std::map<std::string, std::string>& a, int steps) {
   // --cells C (a cube of C^3 fcc cells) or --cells CX,CY,CZ
   int c[3];
@@ -60,13 +73,27 @@ std::string lj_scenario(const std::map<std::string, std::string>& a, int steps) 
          "\nseed = 87287\nthreads = " + arg(a, "threads", "0") +
          "\n[box]\nlo = [0.0, 0.0, 0.0]\nhi = [" + num(L[0]) + ", " + num(L[1]) + ", " + num(L[2]) +
          "]\nboundary = \"periodic\"\n[[particles]]\ngenerator = \"lattice\"\nkind = \"fcc\"\n"
-         "density = 0.8442\ntemperature = 1.44\n[[potential]]\ntype = \"lennard_jones\"\n"
-         "epsilon = 1.0\nsigma = 1.0\nrcut = 2.5\nshift = false\nscheme = { type = \"cell_list\", "
-         "skin = " +
+         "density = 0.8442\ntemperature = 1.44\n[[potential]]\n" +
+         lj_law(a) + "rcut = 2.5\nshift = false\nscheme = { type = \"cell_list\", skin = " +
          arg(a, "skin", "0.3") +
          " }\n[integrator]\ntype = \"leapfrog\"\ndt = 0.005\n"
          "[[output]]\ntype = \"thermo\"\ninterval = " +
          std::to_string(steps) + "\n";
+}
+
+// --law soft_gas (built in, default), expression or interpreted: soft_gas's defaults as a formula
+// with the log kernel (docs/formulas.md).
+std::string gas_law(const std::map<std::string, std::string>& a) {
+  const std::string law = arg(a, "law", "soft_gas");
+  if (law == "soft_gas") return "type = \"soft_gas\"\n";
+  if (law != "expression" && law != "interpreted")
+    throw Error("--law must be soft_gas, expression or interpreted");
+  return "type = \"expression\"\n"
+         "parameters = { a = 0.01, B = 3.0, a2 = 2.99, rc = 2.0, eps = 0.1 }\n"
+         "energy = \"B/2*(1/(r^2 + eps^2) - 1/rc^2) + a2/2*log((r^2 + eps^2)/rc^2)\"\n"
+         "long_range = { kernel = \"log\", strength = \"a\", softening = \"eps\", r0 = \"rc\", "
+         "radius = \"sqrt(rc^2 - eps^2)\" }\nengine = \"" +
+         std::string(law == "expression" ? "compiled" : "interpreted") + "\"\n";
 }
 
 std::string gas_scenario(const std::map<std::string, std::string>& a, int steps) {
@@ -80,8 +107,8 @@ std::string gas_scenario(const std::map<std::string, std::string>& a, int steps)
          "\nseed = 3\nthreads = " + arg(a, "threads", "0") + "\n[box]\nlo = [0.0, 0.0]\nhi = [" +
          num(L) + ", " + num(L) +
          "]\nboundary = \"wall\"\n[[particles]]\ngenerator = \"lattice\"\nkind = \"square\"\n"
-         "spacing = 4.0\ntemperature = 0.05\n[[potential]]\ntype = \"soft_gas\"\nscheme = " +
-         scheme +
+         "spacing = 4.0\ntemperature = 0.05\n[[potential]]\n" +
+         gas_law(a) + "scheme = " + scheme +
          "\n[integrator]\ntype = \"leapfrog\"\ndt = 0.01\n[[output]]\ntype = \"thermo\"\n"
          "interval = " +
          std::to_string(steps) + "\n";

@@ -161,7 +161,17 @@ py::array particle_array(const HostParticles& h, What w) {
 }
 
 py::object to_python(const ParamValue& v) {
-  return std::visit([](const auto& x) -> py::object { return py::cast(x); }, v);
+  return std::visit(
+      [](const auto& x) -> py::object {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, ParamTable>) {
+          py::dict d;  // a table parameter (the expression law's `parameters`) as a dict
+          for (const auto& e : x) d[py::str(e.key)] = to_python(e.value);
+          return std::move(d);
+        } else {
+          return py::cast(x);
+        }
+      },
+      v);
 }
 
 // The GPU of this process's CUDA runs, chosen by the first of them (-1: none yet). The CUDA

@@ -216,6 +216,21 @@ distance = 1.2
   return {tree, far};
 }
 
+// The far-zones case with its law written as a formula (type = "expression", compiled at run time:
+// CPU only).
+Case formula_case(const std::string& precision) {
+  Case c = scheme_cases(precision)[1];
+  c.name = "formula-far-zones-" + precision;
+  const std::string law = "type = \"soft_gas\"\nattraction = 0.01\n";
+  c.toml.replace(c.toml.find(law), law.size(),
+                 "type = \"expression\"\n"
+                 "parameters = { a = 0.01, B = 3.0, a2 = 2.99, rc = 2.0, eps = 0.1 }\n"
+                 "energy = \"B/2*(1/(r^2 + eps^2) - 1/rc^2) + a2/2*log((r^2 + eps^2)/rc^2)\"\n"
+                 "long_range = { kernel = \"log\", strength = \"a\", softening = \"eps\", "
+                 "r0 = \"rc\", radius = \"sqrt(rc^2 - eps^2)\" }\n");
+  return c;
+}
+
 bool have_gpu() { return cuda::device_count() > 0; }
 
 }  // namespace
@@ -228,6 +243,7 @@ TEST_P(ExactRestart, EveryIntegratorWithThermostatsOnTheCpu) {
 TEST_P(ExactRestart, TreeAndFarZonesOnTheCpu) {
   for (const auto& c : scheme_cases(GetParam())) check_case(c, "cpu");
 }
+TEST_P(ExactRestart, FormulaLawOnTheCpu) { check_case(formula_case(GetParam()), "cpu"); }
 TEST_P(ExactRestart, EveryIntegratorWithThermostatsOnTheGpu) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   for (const auto& c : integrator_cases(GetParam())) check_case(c, "cuda");

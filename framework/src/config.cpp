@@ -82,6 +82,10 @@ class Diagnostics {
     errors_.push_back(loc + ": " + msg);
     problems_.push_back(std::move(p));
   }
+  ParamPlace place(const toml::source_region& where) const {
+    if (from_override(where)) return ParamPlace{*where.path, 0, 0};
+    return ParamPlace{file_, int(where.begin.line), int(where.begin.column)};
+  }
   std::string location(const toml::source_region& where) const {
     if (from_override(where)) return *where.path;
     if (where.begin.line == 0) return file_;
@@ -151,6 +155,47 @@ bool in_range(const ParamSpec& s, double v) {
   return true;
 }
 
+// A TOML table as a ParamTable (ParamType::Table): numbers, booleans, strings, arrays of numbers
+// (as doubles) or of strings, and tables. Mixed arrays and arrays of tables are refused.
+ParamTable table_value(const toml::table& t, const std::string& name, const std::string& section,
+                       Diagnostics& diag, bool& ok) {
+  ParamTable out;
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string what = "'" + name + "." + k + "' in " + section;
+    ParamEntry e{k, {}};
+    if (auto i = node.as_integer()) e.value = std::int64_t(i->get());
+    else if (auto f = node.as_floating_point()) e.value = f->get();
+    else if (auto b = node.as_boolean()) e.value = b->get();
+    else if (auto str = node.as_string()) e.value = str->get();
+    else if (auto sub = node.as_table())
+      e.value = table_value(*sub, name + "." + k, section, diag, ok);
+    else if (auto arr = node.as_array()) {
+      std::vector<double> nums;
+      std::vector<std::string> strs;
+      for (const auto& el : *arr) {
+        if (auto i = el.as_integer()) nums.push_back(double(i->get()));
+        else if (auto f = el.as_floating_point()) nums.push_back(f->get());
+        else if (auto str = el.as_string()) strs.push_back(str->get());
+      }
+      if (nums.size() + strs.size() != arr->size() || (!nums.empty() && !strs.empty())) {
+        diag.error(node.source(), what + " must be an array of numbers or of strings");
+        ok = false;
+        continue;
+      }
+      if (strs.empty()) e.value = std::move(nums);
+      else e.value = std::move(strs);
+    } else {
+      diag.error(node.source(),
+                 what + " must be a number, a string, a boolean, an array or a table");
+      ok = false;
+      continue;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 // Converts and checks one value against its spec. Returns false (with an error) if it does not fit.
 // Long: one case per parameter type, each with its own messages.
 bool convert(const toml::node& node, const ParamSpec& spec, const std::string& section,
@@ -204,6 +249,13 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
   };
 
   switch (spec.type) {
+    case ParamType::Table: {
+      auto t = node.as_table();
+      if (!t) return bad_type(type_name(node));
+      bool ok = true;
+      out = table_value(*t, spec.name, section, diag, ok);
+      return ok;
+    }
     case ParamType::Float: {
       double v;
       if (!number(node, v)) return bad_type(type_name(node));
@@ -316,6 +368,14 @@ bool convert(const toml::node& node, const ParamSpec& spec, const std::string& s
   return false;
 }
 
+// Where each value (and each entry of a table, "key.entry") was written, for the plugin's messages.
+void record_places(ParamSet& ps, const std::string& key, const toml::node& node,
+                   const Diagnostics& diag) {
+  ps.set_place(key, diag.place(node.source()));
+  if (auto t = node.as_table())
+    for (auto&& [k, sub] : *t) record_places(ps, key + "." + std::string(k.str()), sub, diag);
+}
+
 // Validates a table against a schema. `skip` are keys handled by the caller (e.g. "type").
 ParamSet check_table(const toml::table& t, const Schema& schema, const std::string& section,
                      const std::set<std::string>& skip, Diagnostics& diag,
@@ -335,6 +395,7 @@ ParamSet check_table(const toml::table& t, const Schema& schema, const std::stri
     }
     ParamValue v;
     if (convert(node, *spec, section, diag, v)) ps.set(k, std::move(v));
+    record_places(ps, k, node, diag);
   }
   for (const auto& spec : schema.specs()) {
     if (ps.has(spec.name)) continue;
@@ -352,6 +413,8 @@ ParamSet check_table(const toml::table& t, const Schema& schema, const std::stri
   return ps;
 }
 
+toml::table to_toml_table(const ParamTable& t);
+
 toml::array to_toml_array(const ParamValue& v) {
   toml::array a;
   if (auto l = std::get_if<std::vector<double>>(&v))
@@ -363,14 +426,24 @@ toml::array to_toml_array(const ParamValue& v) {
   return a;
 }
 
+void put_value(toml::table& t, const std::string& k, const ParamValue& v) {
+  if (auto d = std::get_if<double>(&v)) t.insert_or_assign(k, *d);
+  else if (auto i = std::get_if<std::int64_t>(&v)) t.insert_or_assign(k, *i);
+  else if (auto b = std::get_if<bool>(&v)) t.insert_or_assign(k, *b);
+  else if (auto s = std::get_if<std::string>(&v)) t.insert_or_assign(k, *s);
+  else if (auto tab = std::get_if<ParamTable>(&v)) t.insert_or_assign(k, to_toml_table(*tab));
+  else t.insert_or_assign(k, to_toml_array(v));
+}
+
+toml::table to_toml_table(const ParamTable& t) {
+  toml::table out;
+  for (const auto& e : t) put_value(out, e.key, e.value);
+  out.is_inline(true);
+  return out;
+}
+
 void put_params(toml::table& t, const ParamSet& ps) {
-  for (const auto& [k, v] : ps.values()) {
-    if (auto d = std::get_if<double>(&v)) t.insert_or_assign(k, *d);
-    else if (auto i = std::get_if<std::int64_t>(&v)) t.insert_or_assign(k, *i);
-    else if (auto b = std::get_if<bool>(&v)) t.insert_or_assign(k, *b);
-    else if (auto s = std::get_if<std::string>(&v)) t.insert_or_assign(k, *s);
-    else t.insert_or_assign(k, to_toml_array(v));
-  }
+  for (const auto& [k, v] : ps.values()) put_value(t, k, v);
 }
 
 // --set a.b=value, a.N.b=value, a[N].b=value: the value is TOML (1e-3, "text", [1,2], true) or, if it
@@ -632,6 +705,7 @@ ParamSet sample_params(const Schema& schema, int dim) {
       case ParamType::FloatList: ps.set(p.name, std::vector<double>(n, x)); break;
       case ParamType::IntList: ps.set(p.name, std::vector<std::int64_t>(n, std::int64_t(x))); break;
       case ParamType::StringList: ps.set(p.name, std::vector<std::string>{}); break;
+      case ParamType::Table: ps.set(p.name, ParamTable{}); break;
     }
   }
   return ps;

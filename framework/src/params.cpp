@@ -17,6 +17,7 @@ const char* to_string(ParamType t) {
     case ParamType::FloatList: return "array of floats";
     case ParamType::IntList: return "array of integers";
     case ParamType::StringList: return "array of strings";
+    case ParamType::Table: return "table";
   }
   return "?";
 }
@@ -44,6 +45,14 @@ std::string format_value(const ParamValue& v) {
       os << '[';
       for (std::size_t i = 0; i < l.size(); ++i) os << (i ? ", " : "") << l[i];
       os << ']';
+    }
+    void operator()(const ParamTable& t) const {
+      os << '{';
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        os << (i ? ", " : " ") << t[i].key << " = ";
+        std::visit(*this, t[i].value);
+      }
+      os << (t.empty() ? "}" : " }");
     }
   };
   std::visit(V{os}, v);
@@ -157,6 +166,16 @@ Schema& Schema::strings(const std::string& name, std::optional<std::vector<std::
   return add(std::move(p));
 }
 
+Schema& Schema::table(const std::string& name, std::optional<ParamTable> def,
+                      const std::string& doc) {
+  ParamSpec p;
+  p.name = name;
+  p.type = ParamType::Table;
+  p.doc = doc;
+  if (def) p.default_value = *def;
+  return add(std::move(p));
+}
+
 const ParamSpec* Schema::find(const std::string& name) const {
   for (const auto& s : specs_)
     if (s.name == name) return &s;
@@ -208,6 +227,9 @@ const std::vector<std::int64_t>& ParamSet::integers(const std::string& name) con
 }
 const std::vector<std::string>& ParamSet::strings(const std::string& name) const {
   return typed<std::vector<std::string>>(get(name), name, context);
+}
+const ParamTable& ParamSet::table(const std::string& name) const {
+  return typed<ParamTable>(get(name), name, context);
 }
 
 }  // namespace pardyn

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "pardyn/evaluator.hpp"
+#include "pardyn/far_kernels.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/plugin.hpp"
 
@@ -26,26 +27,19 @@ struct Gravity {
     static constexpr Range range = Range::LongRange;
     static constexpr Provides provides =
         Provides::Softening | Provides::PerUnitMass | Provides::FarField;
-    Real G, soft2;  // soft2 = eps^2: the traversal hands pair() r^2 + eps^2
+    Real soft2;                         // eps^2: the traversal hands pair() r^2 + eps^2
+    far_kernels::Gravity<Real> kernel;  // phi(s) = -G s^-1/2 (pardyn/far_kernels.hpp)
 
-    explicit Evaluator(const Params& p) : G(Real(p.G)), soft2(Real(p.eps * p.eps)) {}
+    explicit Evaluator(const Params& p) : soft2(Real(p.eps * p.eps)), kernel(p.G) {}
 
-    // phi(s) = -G s^-1/2 and its derivatives in s (the far-field form: tree, cell far zones).
+    // The far-field form (tree, cell far zones): phi(s) and its derivatives in s.
     PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
-      const Real inv = inv_sqrt(s);
-      const Real inv_s = inv * inv;
-      phi = -G * inv;
-      d1 = Real(0.5) * G * inv * inv_s;
-      d2 = Real(-1.5) * d1 * inv_s;
-      d3 = Real(-2.5) * d2 * inv_s;
+      kernel.far(s, phi, d1, d2, d3);
     }
 
     PARDYN_HD PARDYN_INLINE void pair(Real r2_soft, Real /*mi*/, Real mj, int, int, Real& fdivr,
                                       Real& e) const {
-      const Real inv = inv_sqrt(r2_soft);
-      const Real gm_inv = G * mj * inv;  // G m_j / r_soft
-      e = -gm_inv;
-      fdivr = -gm_inv * inv * inv;
+      kernel.pair(r2_soft, mj, fdivr, e);
     }
   };
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "pardyn/evaluator.hpp"
+#include "pardyn/far_kernels.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/plugin.hpp"
 
@@ -26,25 +27,20 @@ struct Log {
     static constexpr Range range = Range::LongRange;
     static constexpr Provides provides =
         Provides::Softening | Provides::PerUnitMass | Provides::FarField;
-    Real G, soft2, log_r0_2;  // soft2 = eps^2: pair() receives r^2 + eps^2
+    Real soft2;                           // eps^2: pair() receives r^2 + eps^2
+    far_kernels::Logarithm<Real> kernel;  // phi(s) = G/2 (ln s - ln r0^2) (pardyn/far_kernels.hpp)
 
     explicit Evaluator(const Params& p)
-        : G(Real(p.G)), soft2(Real(p.eps * p.eps)), log_r0_2(Real(2.0 * std::log(p.r0))) {}
+        : soft2(Real(p.eps * p.eps)), kernel(p.G, 2.0 * std::log(p.r0)) {}
 
-    // phi(s) = G/2 (ln s - ln r0^2) and its derivatives in s (the far-field form).
+    // The far-field form: phi(s) and its derivatives in s.
     PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
-      const Real inv_s = reciprocal(s);
-      phi = Real(0.5) * G * (ln(s) - log_r0_2);
-      d1 = Real(0.5) * G * inv_s;
-      d2 = -d1 * inv_s;
-      d3 = Real(-2) * d2 * inv_s;
+      kernel.far(s, phi, d1, d2, d3);
     }
 
     PARDYN_HD PARDYN_INLINE void pair(Real r2_soft, Real /*mi*/, Real mj, int, int, Real& fdivr,
                                       Real& e) const {
-      const Real gm = G * mj;
-      fdivr = -gm * reciprocal(r2_soft);
-      e = Real(0.5) * gm * (ln(r2_soft) - log_r0_2);
+      kernel.pair(r2_soft, mj, fdivr, e);
     }
   };
 

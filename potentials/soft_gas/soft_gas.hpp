@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "pardyn/evaluator.hpp"
+#include "pardyn/far_kernels.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/plugin.hpp"
 
@@ -65,13 +66,10 @@ struct SoftGas {
           ln_rc2(Real(std::log(p.rc * p.rc))),
           inv_rc2(Real(1.0 / (p.rc * p.rc))) {}
 
-    // phi(s) = (a/2) ln(s / rc^2) and its derivatives in s: the long-range term alone.
+    // phi(s) = (a/2) ln(s / rc^2) and its derivatives in s: the long-range term alone, the log
+    // law's kernel (pardyn/far_kernels.hpp).
     PARDYN_HD PARDYN_INLINE void far(Real s, Real& phi, Real& d1, Real& d2, Real& d3) const {
-      const Real inv_s = reciprocal(s);
-      phi = half_a * (ln(s) - ln_rc2);
-      d1 = half_a * inv_s;
-      d2 = -d1 * inv_s;
-      d3 = Real(-2) * d2 * inv_s;
+      far_kernels::Logarithm<Real>{a, ln_rc2}.far(s, phi, d1, d2, d3);
     }
 
     PARDYN_HD PARDYN_INLINE void pair(Real s, Real /*mi*/, Real mj, int, int, Real& fdivr,

@@ -80,8 +80,12 @@ def yukawa(r, p, m):
     return u(r) - u(rc), A * math.exp(-kappa * r) * (1 + kappa * r) / r ** 3
 
 
+# The expression law's values: the plugin template's Yukawa law, written as a formula.
+YUKAWA_AS_FORMULA = {"A": 2.0, "kappa": 0.8, "rcut": 3.0}
+
 law_fn = {"gravity": gravity, "log": log, "lennard_jones": lennard_jones, "soft_gas": soft_gas,
-          "test_sticky": test_sticky, "yukawa": yukawa}
+          "test_sticky": test_sticky, "yukawa": yukawa,
+          "expression": lambda r, p, m: yukawa(r, YUKAWA_AS_FORMULA, m)}
 
 spread = [0.3, 0.5, 0.8, 1.0, 1.3, 1.7, 2.2, 3.0, 4.5, 7.0]
 write(os.path.join(HERE, "gravity.csv"), "gravity", "U = -G m0 m1 / sqrt(r^2 + eps^2)",
@@ -103,4 +107,9 @@ write(os.path.join(HERE, "test_sticky.csv"), "test_sticky",
 write(os.path.join(ROOT, "examples", "plugin_template", "yukawa.csv"), "yukawa",
       "U = A exp(-kappa r) / r - U(rcut), r < rcut",
       {"A": 2.0, "kappa": 0.8, "rcut": 3.0, "shift": "true"}, (1.0, 1.0),
+      [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 2.9, 3.2, 4.0])
+write(os.path.join(HERE, "expression.csv"), "expression",
+      "the template's Yukawa as a formula: U = A exp(-kappa r) / r - U(rcut), r < rcut",
+      {"energy": '"A*exp(-kappa*r)/r"', "parameters": "{ A = 2.0, kappa = 0.8 }", "rcut": 3.0,
+       "shift": "true"}, (1.0, 1.0),
       [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 2.9, 3.2, 4.0])

@@ -24,6 +24,39 @@ void pair_compute(const typename Law::Params& params, ParticleStore& s, const Ne
 }  // namespace cuda
 #endif
 
+// The CPU traversals of pair law Law for one view (one dimension and precision) of a CPU store:
+// what PairPotential::compute() runs for the store's view; a law compiled at run time for one
+// dimension and precision (the expression law) calls it alone, without the other views' code.
+template <class Law, class View>
+void pair_forces_cpu(const typename Law::Params& params, const View& view, const Neighbourhood& nb,
+                     const ForceRequest& req) {
+  using Real = typename View::real;
+  const typename Law::template Evaluator<Real> ev(params);
+  const auto img = PeriodicImage<Real>::make(*req.box);
+  const bool periodic = req.box->any_periodic(View::dim);
+  const bool energy = req.energy || req.virial;
+  if (nb.kind == NeighbourhoodKind::CellList) {
+    cpu::cell_list_forces(ev, view, *static_cast<const CellList*>(nb.data), *req.box, energy);
+    return;
+  }
+  if (nb.kind == NeighbourhoodKind::Tree) {
+    cpu::tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
+    return;
+  }
+  if (nb.data) {  // a block of another rank (all-pairs ring)
+    const auto& blk = *static_cast<const SourceBlock*>(nb.data);
+    const auto* rec = static_cast<const Real*>(blk.pos);
+    dispatch_variant(energy, periodic, [&](auto e, auto per) {
+      cpu::all_pairs_sources<decltype(e)::value, decltype(per)::value>(ev, view, img, rec, blk.type,
+                                                                       blk.n);
+    });
+    return;
+  }
+  dispatch_variant(energy, periodic, [&](auto e, auto per) {
+    cpu::all_pairs<decltype(e)::value, decltype(per)::value>(ev, view, img);
+  });
+}
+
 template <class Law>
 class PairPotential final : public Potential {
  public:
@@ -84,34 +117,7 @@ class PairPotential final : public Potential {
                   "' was built without CUDA support; use backend = \"cpu\"");
 #endif
     }
-    visit(s, [&](auto view) {
-      using View = decltype(view);
-      using Real = typename View::real;
-      const typename Law::template Evaluator<Real> ev(params_);
-      const auto img = PeriodicImage<Real>::make(*req.box);
-      const bool periodic = req.box->any_periodic(View::dim);
-      const bool energy = req.energy || req.virial;
-      if (nb.kind == NeighbourhoodKind::CellList) {
-        cpu::cell_list_forces(ev, view, *static_cast<const CellList*>(nb.data), *req.box, energy);
-        return;
-      }
-      if (nb.kind == NeighbourhoodKind::Tree) {
-        cpu::tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
-        return;
-      }
-      if (nb.data) {  // a block of another rank (all-pairs ring)
-        const auto& blk = *static_cast<const SourceBlock*>(nb.data);
-        const auto* rec = static_cast<const Real*>(blk.pos);
-        dispatch_variant(energy, periodic, [&](auto e, auto per) {
-          cpu::all_pairs_sources<decltype(e)::value, decltype(per)::value>(ev, view, img, rec,
-                                                                           blk.type, blk.n);
-        });
-        return;
-      }
-      dispatch_variant(energy, periodic, [&](auto e, auto per) {
-        cpu::all_pairs<decltype(e)::value, decltype(per)::value>(ev, view, img);
-      });
-    });
+    visit(s, [&](auto view) { pair_forces_cpu<Law>(params_, view, nb, req); });
   }
 
  private:

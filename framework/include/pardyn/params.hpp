@@ -15,12 +15,34 @@
 
 namespace pardyn {
 
-enum class ParamType { Float, Int, Bool, String, Choice, FloatList, IntList, StringList };
+enum class ParamType { Float, Int, Bool, String, Choice, FloatList, IntList, StringList, Table };
 const char* to_string(ParamType t);
 
+struct ParamEntry;
+// A table of named values, TOML's { a = 1.5, b = [1, 2], c = "text" }, in the order of the names: what
+// a plugin takes when the names are its user's (the expression law's `parameters`). Its values are
+// numbers (std::int64_t or double), booleans, strings, arrays (of numbers: std::vector<double>; of
+// strings) and tables; the plugin checks them.
+using ParamTable = std::vector<ParamEntry>;
 using ParamValue = std::variant<double, std::int64_t, bool, std::string, std::vector<double>,
-                                std::vector<std::int64_t>, std::vector<std::string>>;
+                                std::vector<std::int64_t>, std::vector<std::string>, ParamTable>;
+struct ParamEntry {
+  std::string key;
+  ParamValue value;
+};
+inline bool operator==(const ParamEntry& a, const ParamEntry& b) {
+  return a.key == b.key && a.value == b.value;
+}
+inline bool operator!=(const ParamEntry& a, const ParamEntry& b) { return !(a == b); }
 std::string format_value(const ParamValue& v);
+
+// Where a value was written: the scenario file, the line and the column of its first character
+// (1-based), so that a plugin can point at a character of it (the expression law at a formula's).
+// line = 0 when the value has no place in a file (a --set argument, whose text is `file`).
+struct ParamPlace {
+  std::string file;
+  int line = 0, column = 0;
+};
 
 struct ParamSpec {
   std::string name;
@@ -68,6 +90,8 @@ class Schema {
                    std::optional<double> max = std::nullopt);
   Schema& strings(const std::string& name, std::optional<std::vector<std::string>> def,
                   const std::string& doc, std::size_t min_len = 0, std::size_t max_len = 0);
+  // A table of named values (ParamTable); the plugin checks its entries.
+  Schema& table(const std::string& name, std::optional<ParamTable> def, const std::string& doc);
 
   const std::vector<ParamSpec>& specs() const { return specs_; }
   const ParamSpec* find(const std::string& name) const;
@@ -92,7 +116,16 @@ class ParamSet {
   const std::vector<double>& reals(const std::string& name) const;
   const std::vector<std::int64_t>& integers(const std::string& name) const;
   const std::vector<std::string>& strings(const std::string& name) const;
+  const ParamTable& table(const std::string& name) const;
   const std::map<std::string, ParamValue>& values() const { return values_; }
+
+  // Where the value of `name` was written (an entry of a table: "name.key"); null when unknown
+  // (a default, a set made in code).
+  const ParamPlace* place(const std::string& name) const {
+    auto it = places_.find(name);
+    return it == places_.end() ? nullptr : &it->second;
+  }
+  void set_place(const std::string& name, ParamPlace p) { places_[name] = std::move(p); }
 
   // Where this set came from, for messages a plugin raises itself ("examples/x.toml [[potential]] #1").
   std::string context;
@@ -102,6 +135,7 @@ class ParamSet {
  private:
   const ParamValue& get(const std::string& name) const;
   std::map<std::string, ParamValue> values_;
+  std::map<std::string, ParamPlace> places_;
 };
 
 }  // namespace pardyn

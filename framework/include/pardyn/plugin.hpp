@@ -566,7 +566,7 @@ class Registrar {
 // ---------------------------------------------------------------------------------------------------
 // The binary contract. Bump kPluginAbi whenever anything in the SDK headers changes layout or
 // virtual functions.
-constexpr std::uint32_t kPluginAbi = 12;
+constexpr std::uint32_t kPluginAbi = 13;
 
 struct PluginDescriptor {
   std::uint32_t abi;

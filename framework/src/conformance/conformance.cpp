@@ -323,6 +323,26 @@ void check_scheme(Result& r, const Registry& reg, const std::string& law, const 
              "), energy " + num(ee) + " (bound " + num(t.energy) + "; " + t.source + ")";
 }
 
+// The schemes other than all_pairs that accept the law as made with the parameters of the check
+// (a law whose reach depends on its parameters, an expression law, is asked with them).
+std::vector<std::string> accepting_schemes(const Registry& reg, const Potential& pot, int dim) {
+  std::vector<std::string> out;
+  if (pot.external()) return out;
+  RunInfo run;
+  run.dim = dim;
+  run.quiet = true;
+  for (const FactoryInfo* s : reg.list(PluginKind::Scheme)) {
+    if (s->name == "all_pairs") continue;
+    try {
+      const auto scheme = reg.make_scheme(s->name, sample_params(s->schema, dim), run);
+      if (pot.supports(scheme->neighbourhood().kind)) out.push_back(s->name);
+    } catch (const Error&) {
+      // a scheme that cannot be made with its defaults is not checked
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Reference read_reference(const std::string& path) {
@@ -400,9 +420,7 @@ std::vector<Result> check_law(const Registry& reg, const std::string& name, cons
     if (!made) continue;
     const bool pair_law = !pot->external() && pot->cutoff() > 0.0;
     const bool cutoff_law = std::isfinite(pot->cutoff());
-    std::vector<std::string> schemes;
-    for (const auto& s : scheme_support(reg, *info))
-      if (s.accepted && !s.unused && s.scheme != "all_pairs") schemes.push_back(s.scheme);
+    std::vector<std::string> schemes = accepting_schemes(reg, *pot, dim);
 
     for (Precision prec : {Precision::Double, Precision::Float}) {
       if (!(info->precisions & precision_bit(prec))) continue;
