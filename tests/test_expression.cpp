@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // type = "expression" (potentials/expression): the formula forms of lennard_jones (one type and
 // three with mixing), soft_gas, gravity and log against the built-in laws on every scheme, 2D and
 // 3D, float and double, compiled and interpreted; the scenario's errors with their place and caret;

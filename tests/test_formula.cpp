@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The formula language of expression laws (framework/src/jit/formula.hpp): parsing, errors with the
 // characters they concern, simplification, symbolic derivatives against finite differences, and
 // the sampled checks of a law's formulas.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes OUT, a C++ file that holds the text of each file of FILES ('|'-separated) as a string
 # named after it (expression_eval.hpp -> kEmbedded_expression_eval_hpp), in namespace
 # pardyn::expression: the headers the code generated at run time includes, carried inside the

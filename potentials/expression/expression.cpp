@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // type = "expression": a pair law from a formula (law.cpp reads and checks it). On the CPU the
 // formula runs inside the framework's traversal templates either compiled at run time (the code
 // below writes a small plugin source, compiles it with the system's compiler for the run's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The data an expression law's generated code reads, and the functions it calls: shared by the
 // plugin and the C++ it writes for the CPU (compiled at run time). Device-clean (it includes only
 // pardyn/math.hpp), for a GPU version to come (NVRTC; not done).

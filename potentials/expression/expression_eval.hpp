@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The evaluators of `type = "expression"` laws (docs/formulas.md): the
 // law contract of pardyn/evaluator.hpp in six forms, each a template over the precision and over
 // `Impl`, which supplies the formula part:

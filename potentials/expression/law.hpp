@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An expression law as its [[potential]] section gives it, checked and turned into what runs it:
 // the evaluators' parameters (coefficients per pair of types), the formula part as C++ statements
 // (compiled at run time) and as an interpreter program. See expression_eval.hpp for the forms and

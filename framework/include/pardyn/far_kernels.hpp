@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The far-field kernels of pardyn's long-range laws, written once: the gravity and log laws, the
 // long-range part of soft_gas, and expression laws with `long_range = { kernel = ... }` use them.
 // Each gives pair() (per unit mass of i, at s = r^2 + soft2) and far() (evaluator.hpp's far-field

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Run-time compilation of generated code, cached on disk (docs/formulas.md, "How a formula runs").
 //
 // The cache folder is $PARDYN_CACHE_DIR, else $XDG_CACHE_HOME/pardyn, else ~/.cache/pardyn; each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The formula language of `type = "expression"` laws: parsed, checked and differentiated by pardyn
 // itself; what reaches a compiler is code pardyn writes from the checked tree, never the user's text.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The interpreter of a formula's steps (lower.hpp): what runs an expression law where no compiler
 // is at hand at run time. The traversals call it for every pair, inside the same loops as compiled
 // code (one call per pair, a switch per step: 3-8 times slower, docs/formulas.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // From a formula's tree (formula.hpp, after hoist()) to straight-line code: a list of steps, each
 // an operation on earlier steps, with common subexpressions computed once, powers of r taken from
 // r^2 (no square root unless an odd power of r needs one), integer powers by repeated squaring and
