@@ -119,12 +119,15 @@ void Simulation::judge_balance(double work_seconds) {
   std::vector<double> all(2 * static_cast<std::size_t>(K));
   comm_->allgather(mine, sizeof mine, all.data());
   double sum = 0, worst = 0, n = 0, speeds = 0;
-  for (int r = 0; r < K; ++r) {
-    const double t = all[2 * std::size_t(r)], held = all[2 * std::size_t(r) + 1];
+  std::vector<double> held(static_cast<std::size_t>(K)), speed(held.size());
+  for (std::size_t r = 0; r < held.size(); ++r) {
+    const double t = all[2 * r];
+    held[r] = all[2 * r + 1];
+    speed[r] = held[r] / std::max(t, 1e-9);  // particles per second of walking
     sum += t;
     worst = std::max(worst, t);
-    n += held;
-    speeds += held / std::max(t, 1e-9);
+    n += held[r];
+    speeds += speed[r];
   }
   const double mean = sum / K;
   if (!(mean > 0) || !(n > 0)) return;
@@ -153,11 +156,9 @@ void Simulation::judge_balance(double work_seconds) {
   if (!redeal) return;
   balance_.before = balance_.weights;
   if (balance_.before.empty()) balance_.before.assign(static_cast<std::size_t>(K), 1.0);
-  balance_.weights.assign(static_cast<std::size_t>(K), 1.0);
-  for (int r = 0; r < K; ++r) {
-    const double t = all[2 * std::size_t(r)], held = all[2 * std::size_t(r) + 1];
-    balance_.weights[std::size_t(r)] = 0.5 * (held / n + held / std::max(t, 1e-9) / speeds);
-  }
+  balance_.weights.resize(held.size());
+  for (std::size_t r = 0; r < held.size(); ++r)
+    balance_.weights[r] = 0.5 * (held[r] / n + speed[r] / speeds);
   balance_.redealt_at = imbalance;
   balance_.pending = true;
 }

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "force_runner.hpp"
 
-#include <chrono>
-
-#include "pardyn/cuda.hpp"
-
 #include "parallel/domain.hpp"
 #include "parallel/ring.hpp"
 #include "parallel/store_ops.hpp"
@@ -13,19 +9,6 @@
 namespace pardyn {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Timing a runner's own work for the load balance: the device synchronised before and after.
-Clock::time_point measure_start(const Evaluation& ev, const ParticleStore& s) {
-  if (ev.measure && s.backend() == Backend::Cuda) cuda::synchronize("load balance");
-  return Clock::now();
-}
-void measure_end(Evaluation& ev, const ParticleStore& s, Clock::time_point t0) {
-  if (!ev.measure) return;
-  if (s.backend() == Backend::Cuda) cuda::synchronize("load balance");
-  ev.work_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // The rank's own particles, the run's box: a serial run's terms.
 class LocalRunner final : public ForceRunner {
