@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
 
 #include "conformance/conformance.hpp"
 #include "pardyn/app/config.hpp"
@@ -21,20 +20,7 @@ using conformance::Forces;
 
 // A jittered lattice (spacing 1.1) with three types and masses in [0.5, 2), in a walled box.
 HostParticles lattice(int dim, unsigned seed) {
-  const int side = dim == 3 ? 8 : 20;
-  const int n = dim == 3 ? side * side * side : side * side;
-  HostParticles hp(dim);
-  hp.resize(std::size_t(n));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> jitter(-0.2, 0.2), mass(0.5, 2.0);
-  for (int i = 0; i < n; ++i) {
-    const int c[3] = {i % side, (i / side) % side, i / (side * side)};
-    for (int d = 0; d < dim; ++d) hp.x[d][std::size_t(i)] = (c[d] + 0.5) * 1.1 + jitter(rng);
-    hp.mass[std::size_t(i)] = mass(rng);
-    hp.type[std::size_t(i)] = i % 3;
-    hp.id[std::size_t(i)] = i;
-  }
-  return hp;
+  return conformance::jittered_lattice(dim, seed, dim == 3 ? 8 : 20, 1.1);
 }
 
 Forces run(const std::string& law, const std::string& params, int dim, Precision prec,

@@ -436,23 +436,25 @@ struct ThermoCsv {
   std::vector<std::vector<double>> rows;
 };
 
+// The fields of one line of a CSV file (thermo.csv has no quoted fields).
+std::vector<std::string> split_csv(const std::string& l) {
+  std::vector<std::string> v;
+  std::size_t at = 0;
+  for (std::size_t c; (c = l.find(',', at)) != std::string::npos; at = c + 1)
+    v.push_back(l.substr(at, c - at));
+  v.push_back(l.substr(at));
+  return v;
+}
+
 ThermoCsv read_thermo_csv(const std::string& path) {
   ThermoCsv t;
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot read " << path;
   std::string line;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> v;
-    std::size_t at = 0;
-    for (std::size_t c; (c = l.find(',', at)) != std::string::npos; at = c + 1)
-      v.push_back(l.substr(at, c - at));
-    v.push_back(l.substr(at));
-    return v;
-  };
-  if (std::getline(in, line)) t.head = split(line);
+  if (std::getline(in, line)) t.head = split_csv(line);
   while (std::getline(in, line)) {
     std::vector<double> row;
-    for (const auto& f : split(line)) row.push_back(std::strtod(f.c_str(), nullptr));
+    for (const auto& f : split_csv(line)) row.push_back(std::strtod(f.c_str(), nullptr));
     t.rows.push_back(row);
   }
   return t;
@@ -1170,15 +1172,7 @@ std::vector<std::string> cluster_columns(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  auto split = [](const std::string& l) {
-    std::vector<std::string> v;
-    std::size_t at = 0;
-    for (std::size_t c; (c = l.find(',', at)) != std::string::npos; at = c + 1)
-      v.push_back(l.substr(at, c - at));
-    v.push_back(l.substr(at));
-    return v;
-  };
-  const std::vector<std::string> head = split(line);
+  const std::vector<std::string> head = split_csv(line);
   std::vector<std::size_t> cols{0};
   for (const char* name : {"n_clusters", "largest_cluster_fraction", "clustered_fraction"}) {
     const auto it = std::find(head.begin(), head.end(), name);
@@ -1187,7 +1181,7 @@ std::vector<std::string> cluster_columns(const std::string& path) {
   }
   std::vector<std::string> rows;
   while (std::getline(in, line)) {
-    const std::vector<std::string> v = split(line);
+    const std::vector<std::string> v = split_csv(line);
     std::string row;
     for (std::size_t c : cols) row += (c < v.size() ? v[c] : "?") + ",";
     rows.push_back(row);

@@ -73,6 +73,23 @@ Forces evaluate(const Registry& reg, const std::string& law, const ParamSet& par
   return f;
 }
 
+// A jittered square/cubic lattice (conformance.hpp).
+HostParticles jittered_lattice(int dim, unsigned seed, int side, double spacing) {
+  const int n = dim == 3 ? side * side * side : side * side;
+  HostParticles hp(dim);
+  hp.resize(std::size_t(n));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> jitter(-0.2, 0.2), mass(0.5, 2.0);
+  for (int i = 0; i < n; ++i) {
+    const int c[3] = {i % side, (i / side) % side, i / (side * side)};
+    for (int d = 0; d < dim; ++d) hp.x[d][std::size_t(i)] = (c[d] + 0.5) * spacing + jitter(rng);
+    hp.mass[std::size_t(i)] = mass(rng);
+    hp.type[std::size_t(i)] = i % 3;
+    hp.id[std::size_t(i)] = i;
+  }
+  return hp;
+}
+
 namespace {
 
 Box walled_cube(int dim, double side) {
@@ -85,25 +102,11 @@ Box walled_cube(int dim, double side) {
   return b;
 }
 
-// A jittered square/cubic lattice of spacing a (22^2 or 8^3 particles), masses in [0.5, 2), types
-// 0, 1, 2 in turn: distances from about 0.6 a upwards, in a walled box (walls laws need one; the
-// tree and the cell list's far zones accept it).
+// The conformance checks' particles: 22^2 or 8^3, spacing 1.125: distances from about 0.6 a
+// upwards, in a walled box (walls laws need one; the tree and the cell list's far zones accept it).
 constexpr double kSpacing = 1.125;
 HostParticles lattice(int dim, unsigned seed) {
-  const int side = dim == 3 ? 8 : 22;
-  const int n = dim == 3 ? side * side * side : side * side;
-  HostParticles hp(dim);
-  hp.resize(std::size_t(n));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> jitter(-0.2, 0.2), mass(0.5, 2.0);
-  for (int i = 0; i < n; ++i) {
-    const int c[3] = {i % side, (i / side) % side, i / (side * side)};
-    for (int d = 0; d < dim; ++d) hp.x[d][std::size_t(i)] = (c[d] + 0.5) * kSpacing + jitter(rng);
-    hp.mass[std::size_t(i)] = mass(rng);
-    hp.type[std::size_t(i)] = i % 3;
-    hp.id[std::size_t(i)] = i;
-  }
-  return hp;
+  return jittered_lattice(dim, seed, dim == 3 ? 8 : 22, kSpacing);
 }
 Box lattice_box(int dim) { return walled_cube(dim, (dim == 3 ? 8 : 22) * kSpacing); }
 

@@ -41,6 +41,11 @@ Forces evaluate(const Registry& registry, const std::string& law, const ParamSet
                 const HostParticles& in, const Box& box, Precision prec, Backend backend,
                 const std::string& scheme, const ParamSet& scheme_params);
 
+// A jittered square (side^2) or cubic (side^3) lattice of the given spacing, each coordinate moved
+// by up to 0.2, masses in [0.5, 2) and types 0, 1, 2 in turn (seeded): the conformance checks'
+// particles, and the tests' that compare laws on them.
+HostParticles jittered_lattice(int dim, unsigned seed, int side, double spacing);
+
 enum class Status { Pass, Fail, Skip };
 const char* to_string(Status s);
 
