@@ -44,8 +44,14 @@ inline int for_each_max_blocks() {
 }
 }  // namespace detail
 
-// Runs f(i) for every i in [0, n) on the default stream (ordered with every other kernel and copy
-// of the backend); returns without waiting for the kernel.
+// The stream this thread's for_each_index launches go to: the default stream (ordered with every
+// other kernel and copy of the backend), unless libpardyn's own code has switched this thread to a
+// stream of its own for a while (the tree exchange of a parallel run classifies and packs its
+// sources so, beside the walk of the own particles: framework/src/parallel/store_ops.hpp,
+// SideWork). Defined in libpardyn (pardyn::core).
+cudaStream_t launch_stream();
+
+// Runs f(i) for every i in [0, n) on launch_stream(); returns without waiting for the kernel.
 template <class F>
 void for_each_index(std::size_t n, const F& f) {
   static_assert(std::is_trivially_copyable_v<F>,
@@ -54,7 +60,7 @@ void for_each_index(std::size_t n, const F& f) {
   constexpr int threads = detail::kForEachThreads;
   const std::size_t want = (n + threads - 1) / threads;
   const int blocks = int(std::min<std::size_t>(want, std::size_t(detail::for_each_max_blocks())));
-  detail::for_each_kernel<F><<<blocks, threads>>>(f, n);
+  detail::for_each_kernel<F><<<blocks, threads, 0, launch_stream()>>>(f, n);
   PARDYN_CUDA_CHECK_LAUNCH("for_each_kernel");
 }
 

@@ -115,11 +115,13 @@ class DeviceMemory final : public MemoryResource {
   }
 
   void copy(void* dst, const void* src, std::size_t bytes) override {
-    if (bytes) PARDYN_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+    if (bytes)
+      PARDYN_CUDA_CHECK(
+          cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cuda::launch_stream()));
   }
 
   void fill_zero(void* p, std::size_t bytes) override {
-    if (bytes) PARDYN_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, 0));
+    if (bytes) PARDYN_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, cuda::launch_stream()));
   }
 
   Backend backend() const override { return Backend::Cuda; }

@@ -5,7 +5,9 @@
 //   4. gather of the sorted positions, masses and types, 5. nodes level by level from the root (one
 //   kernel plans each node of a level, a CUB scan numbers the children, a kernel writes them; the
 //   host reads one integer per level), 6. multipoles level by level from the deepest up.
-// The per-node arithmetic is tree_build.hpp's, shared with the CPU engine (tree.cpp).
+// The per-node arithmetic is tree_build.hpp's, shared with the CPU engine (tree.cpp). Everything
+// goes to the thread's launch stream (pardyn::cuda::launch_stream(): the default stream, or the
+// side stream where the tree exchange builds the sources' tree beside the own walk).
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "pardyn/cuda_check.hpp"
+#include "pardyn/for_each_cuda.cuh"
 #include "pardyn/particles.hpp"
 #include "tree_build.hpp"
 
@@ -39,7 +42,9 @@ class DeviceBuffer {
     const std::size_t want = std::max(bytes, size_ + size_ / 4);
     void* p = nullptr;
     PARDYN_CUDA_CHECK(cudaMalloc(&p, want));
-    if (keep > 0) PARDYN_CUDA_CHECK(cudaMemcpy(p, ptr_, keep, cudaMemcpyDeviceToDevice));
+    if (keep > 0)
+      PARDYN_CUDA_CHECK(
+          cudaMemcpyAsync(p, ptr_, keep, cudaMemcpyDeviceToDevice, pardyn::cuda::launch_stream()));
     if (ptr_) PARDYN_CUDA_CHECK(cudaFree(ptr_));
     ptr_ = p;
     size_ = want;
@@ -126,6 +131,13 @@ __global__ void group_write_kernel(const TreeLinks* links, const int* offs, Tree
 
 constexpr int kThreads = 256;
 
+// bytes from the device to the host, on the launch stream, waited for.
+void download(void* host, const void* dev, std::size_t bytes) {
+  const cudaStream_t s = cuda::launch_stream();
+  PARDYN_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s));
+  PARDYN_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
 int blocks_for(std::size_t n, int threads) {
   return int(std::min<std::size_t>((n + threads - 1) / threads, 1u << 20));
 }
@@ -136,13 +148,13 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
   template <class Real>
   void cub_minmax(const Real* x, int n, Real* out) {
     std::size_t need = 0, need2 = 0;
-    PARDYN_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, need, x, out, n));
-    PARDYN_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, need2, x, out + 1, n));
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, need, x, out, n, cuda::launch_stream()));
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, need2, x, out + 1, n, cuda::launch_stream()));
     void* t = temp_.reserve(std::max(need, need2));
     need = temp_.size();
-    PARDYN_CUDA_CHECK(cub::DeviceReduce::Min(t, need, x, out, n));
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Min(t, need, x, out, n, cuda::launch_stream()));
     need = temp_.size();
-    PARDYN_CUDA_CHECK(cub::DeviceReduce::Max(t, need, x, out + 1, n));
+    PARDYN_CUDA_CHECK(cub::DeviceReduce::Max(t, need, x, out + 1, n, cuda::launch_stream()));
   }
 
   template <class Real, int Dim>
@@ -181,7 +193,7 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
     Real* mm = static_cast<Real*>(minmax_.reserve(6 * sizeof(Real)));
     for (int d = 0; d < Dim; ++d) cub_minmax(p.x[d], n, mm + 2 * d);
     Real host_mm[6];
-    PARDYN_CUDA_CHECK(cudaMemcpy(host_mm, mm, 2 * Dim * sizeof(Real), cudaMemcpyDeviceToHost));
+    download(host_mm, mm, 2 * Dim * sizeof(Real));
     Frame f;
     f.theta = prm.theta;
     f.short_range = prm.short_range;
@@ -208,21 +220,23 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
     auto* k1 = static_cast<std::uint64_t*>(keys_[1].reserve(nk * 8));
     auto* v0 = static_cast<std::int32_t*>(vals_[0].reserve(nk * 4));
     auto* v1 = static_cast<std::int32_t*>(vals_[1].reserve(nk * 4));
-    keys_kernel<<<blocks_for(nk, kThreads), kThreads>>>(p, f, k0, v0, n);
+    keys_kernel<<<blocks_for(nk, kThreads), kThreads, 0, cuda::launch_stream()>>>(p, f, k0, v0, n);
     PARDYN_CUDA_CHECK_LAUNCH("tree keys_kernel");
     cub::DoubleBuffer<std::uint64_t> kb(k0, k1);
     cub::DoubleBuffer<std::int32_t> vb(v0, v1);
     std::size_t need = 0;
-    PARDYN_CUDA_CHECK(
-        cub::DeviceRadixSort::SortPairs(nullptr, need, kb, vb, n, 0, Dim * kBits<Dim>));
+    PARDYN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, kb, vb, n, 0, Dim * kBits<Dim>,
+                                                      cuda::launch_stream()));
     void* t = temp_.reserve(need);
     need = temp_.size();
-    PARDYN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t, need, kb, vb, n, 0, Dim * kBits<Dim>));
+    PARDYN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t, need, kb, vb, n, 0, Dim * kBits<Dim>,
+                                                      cuda::launch_stream()));
     keys = kb.Current();
     perm = vb.Current();
     Real* src = static_cast<Real*>(src_.reserve(nk * 4 * sizeof(Real)));
     auto* type = static_cast<std::int32_t*>(type_.reserve(nk * 4));
-    gather_kernel<<<blocks_for(nk, kThreads), kThreads>>>(p, perm, src, type, n);
+    gather_kernel<<<blocks_for(nk, kThreads), kThreads, 0, cuda::launch_stream()>>>(p, perm, src,
+                                                                                    type, n);
     PARDYN_CUDA_CHECK_LAUNCH("tree gather_kernel");
   }
 
@@ -235,7 +249,7 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
     links_.reserve(cap * sizeof(TreeLinks));
     depth_.reserve(cap * sizeof(int));
     cap = std::min(links_.size() / sizeof(TreeLinks), depth_.size() / sizeof(int));
-    root_kernel<<<1, 1>>>(links_.as<TreeLinks>(), n);
+    root_kernel<<<1, 1, 0, cuda::launch_stream()>>>(links_.as<TreeLinks>(), n);
     PARDYN_CUDA_CHECK_LAUNCH("tree root_kernel");
     std::vector<std::int32_t>& level = levels_;
     level.assign({0, 1});
@@ -243,8 +257,8 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
       const int lb = level[level.size() - 2], le = level.back(), m = le - lb;
       int* counts = static_cast<int*>(counts_.reserve(std::size_t(m + 1) * sizeof(int)));
       int* offs = static_cast<int*>(offs_.reserve(std::size_t(m + 1) * sizeof(int)));
-      plan_kernel<Dim><<<(m + 1 + T - 1) / T, T>>>(keys, links_.as<TreeLinks>(), depth_.as<int>(),
-                                                   counts, lb, le, leaf_size);
+      plan_kernel<Dim><<<(m + 1 + T - 1) / T, T, 0, cuda::launch_stream()>>>(
+          keys, links_.as<TreeLinks>(), depth_.as<int>(), counts, lb, le, leaf_size);
       PARDYN_CUDA_CHECK_LAUNCH("tree plan_kernel");
       const int total = exclusive_sum(counts, offs, m);
       if (total == 0) break;
@@ -254,8 +268,8 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
         depth_.reserve(want * sizeof(int), std::size_t(le) * sizeof(int));
         cap = std::min(links_.size() / sizeof(TreeLinks), depth_.size() / sizeof(int));
       }
-      emit_kernel<Dim>
-          <<<(m + T - 1) / T, T>>>(keys, links_.as<TreeLinks>(), depth_.as<int>(), offs, lb, le);
+      emit_kernel<Dim><<<(m + T - 1) / T, T, 0, cuda::launch_stream()>>>(
+          keys, links_.as<TreeLinks>(), depth_.as<int>(), offs, lb, le);
       PARDYN_CUDA_CHECK_LAUNCH("tree emit_kernel");
       level.push_back(le + total);
     }
@@ -264,12 +278,14 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
   // offs[0, m] = the exclusive sums of counts[0, m] (counts[m] is 0): returns offs[m].
   int exclusive_sum(const int* counts, int* offs, int m) {
     std::size_t need = 0;
-    PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, m + 1));
+    PARDYN_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(nullptr, need, counts, offs, m + 1, cuda::launch_stream()));
     void* t = temp_.reserve(need);
     need = temp_.size();
-    PARDYN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t, need, counts, offs, m + 1));
+    PARDYN_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(t, need, counts, offs, m + 1, cuda::launch_stream()));
     int total = 0;
-    PARDYN_CUDA_CHECK(cudaMemcpy(&total, offs + m, sizeof(int), cudaMemcpyDeviceToHost));
+    download(&total, offs + m, sizeof(int));
     return total;
   }
 
@@ -287,10 +303,10 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
     for (std::size_t l = levels_.size() - 1; l-- > 0;) {
       const int lb = levels_[l], le = levels_[l + 1], m = le - lb;
       if (prm.quadrupole)
-        moments_kernel<Real, Dim, true><<<(m + T - 1) / T, T>>>(
+        moments_kernel<Real, Dim, true><<<(m + T - 1) / T, T, 0, cuda::launch_stream()>>>(
             links_.as<TreeLinks>(), keys, depth_.as<int>(), src, com, quad, rc2, f, lb, le);
       else
-        moments_kernel<Real, Dim, false><<<(m + T - 1) / T, T>>>(
+        moments_kernel<Real, Dim, false><<<(m + T - 1) / T, T, 0, cuda::launch_stream()>>>(
             links_.as<TreeLinks>(), keys, depth_.as<int>(), src, com, quad, rc2, f, lb, le);
       PARDYN_CUDA_CHECK_LAUNCH("tree moments_kernel");
     }
@@ -301,12 +317,13 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
     constexpr int T = kThreads;
     int* counts = static_cast<int*>(counts_.reserve(std::size_t(nodes + 1) * sizeof(int)));
     int* offs = static_cast<int*>(offs_.reserve(std::size_t(nodes + 1) * sizeof(int)));
-    group_count_kernel<<<(nodes + 1 + T - 1) / T, T>>>(links_.as<TreeLinks>(), counts, nodes);
+    group_count_kernel<<<(nodes + 1 + T - 1) / T, T, 0, cuda::launch_stream()>>>(
+        links_.as<TreeLinks>(), counts, nodes);
     PARDYN_CUDA_CHECK_LAUNCH("tree group_count_kernel");
     const int ngroups = exclusive_sum(counts, offs, nodes);
     groups_.reserve(std::size_t(ngroups) * sizeof(TreeGroup));
-    group_write_kernel<<<(nodes + T - 1) / T, T>>>(links_.as<TreeLinks>(), offs,
-                                                   groups_.as<TreeGroup>(), nodes);
+    group_write_kernel<<<(nodes + T - 1) / T, T, 0, cuda::launch_stream()>>>(
+        links_.as<TreeLinks>(), offs, groups_.as<TreeGroup>(), nodes);
     PARDYN_CUDA_CHECK_LAUNCH("tree group_write_kernel");
     return ngroups;
   }

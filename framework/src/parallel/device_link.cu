@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "pardyn/cuda_check.hpp"
+#include "pardyn/for_each_cuda.cuh"
 
 namespace pardyn::parallel {
 
@@ -82,7 +83,7 @@ char* DeviceLink::buffer(std::size_t bytes) {
 
 void DeviceLink::post(std::size_t bytes) {
   Impl& m = *impl_;
-  PARDYN_CUDA_CHECK(cudaStreamSynchronize(0));
+  PARDYN_CUDA_CHECK(cudaStreamSynchronize(cuda::launch_stream()));  // the packing (SideWork)
   m.out.bytes = bytes;
   m.out.fresh = m.fresh ? 1 : 0;
   if (m.fresh) PARDYN_CUDA_CHECK(cudaIpcGetMemHandle(&m.out.handle, m.buf));

@@ -110,7 +110,8 @@ class Reference {
 
 // A message buffer in the backend's memory and, for a device store, a pinned host mirror (for MPI
 // libraries that cannot read device memory). Copies between the two are asynchronous on the
-// default stream (ordered with the kernels); sync() waits for them.
+// default stream (ordered with the kernels; on the side stream under a gpu::SideWork); sync()
+// waits for them.
 class Stage {
  public:
   Stage();
@@ -174,6 +175,29 @@ void sync();
 // force walk), and the wait for it.
 void copy_side(void* dst, const void* src, std::size_t bytes);
 void sync_side();
+// While one lives, this thread's loops (for_each_index, exclusive_sum, the tree builder), Stage
+// copies and sync() go to the side stream, which first waits for the default stream's work given
+// so far; the default stream's kernels given after (a force walk) run beside them; when it ends,
+// the default stream's later work waits for the side stream's. Nothing on a CPU backend (or
+// nested).
+class SideWork {
+ public:
+  explicit SideWork(Backend b);
+  ~SideWork();
+  SideWork(const SideWork&) = delete;
+  SideWork& operator=(const SideWork&) = delete;
+  // Runs f with this thread's work on the default stream (a walk to run beside the side work).
+  template <class F>
+  void on_default(F&& f) {
+    set(false);
+    f();
+    set(true);
+  }
+
+ private:
+  void set(bool side);
+  bool on_;
+};
 void download(void* dst, const void* src, std::size_t bytes);
 std::uint32_t* upload_index(std::uint32_t* dev, std::size_t& capacity,
                             const std::vector<std::uint32_t>& host);

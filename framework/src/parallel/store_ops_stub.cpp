@@ -19,6 +19,9 @@ void copy_async(void*, const void*, std::size_t) { no_cuda(); }
 void sync() { no_cuda(); }
 void copy_side(void*, const void*, std::size_t) { no_cuda(); }
 void sync_side() { no_cuda(); }
+SideWork::SideWork(Backend) : on_(false) {}
+SideWork::~SideWork() = default;
+void SideWork::set(bool) {}
 void download(void*, const void*, std::size_t) { no_cuda(); }
 std::uint32_t* upload_index(std::uint32_t*, std::size_t&, const std::vector<std::uint32_t>&) {
   no_cuda();

@@ -80,76 +80,87 @@ void TreeExchange::compute(ParticleStore& own, Potential& potential, Scheme& own
   const std::size_t real = own.precision() == Precision::Float ? 4 : 8;
   const std::size_t per = std::size_t(dim_ + 2) * real;  // bytes per source
 
-  // 1. The tree over this rank's particles, and every rank's region.
+  // 1. The tree over this rank's particles. Quadrupole trees on the GPU: the walk of the own
+  // particles over it is launched at once and runs while the side stream (gpu::SideWork) finds the
+  // region, classifies and packs the others' sources and the host waits for the other ranks
+  // (allgathers, transfers). A walk timed for the load balance runs alone, after the posting.
   own_scheme.update(own, box, reach);
   const Neighbourhood nb = own_scheme.neighbourhood();
   if (nb.kind != NeighbourhoodKind::Tree || !nb.data)
     throw Error("internal: the tree exchange needs a tree scheme");
   const Tree& tree = *static_cast<const Tree*>(nb.data);
-  lap(0);
-  if (!mine_) mine_ = std::make_unique<Region>();
-  let_->region(tree, *mine_);
-  all_.resize(std::size_t(K));
-  comm_.allgather(mine_.get(), sizeof(Region), all_.data());
-  if (links_ < 0) decide_links(b);
-  lap(1);
-
-  // 2. What each other rank needs, packed where it leaves from.
-  std::vector<std::uint64_t> count(std::size_t(K), 0);
-  std::vector<char*> out(std::size_t(K), nullptr);
-  send_.resize(std::size_t(K));
-  for (int r = 0; r < K; ++r) {
-    if (r == me) continue;
-    const std::size_t c = let_->count(tree, all_[std::size_t(r)]);
-    count[std::size_t(r)] = c;
-    if (c == 0) continue;
-    out[std::size_t(r)] =
-        links_ == 1 ? link(r, true).buffer(c * per) : send_[std::size_t(r)].device(b, c * per);
-    let_->pack(tree, out[std::size_t(r)]);
-  }
-  lap(2);
-
-  // 3. The transfers posted, the own walk launched (on the GPU it runs while they travel), the
-  // transfers completed into one buffer on the backend.
-  std::vector<std::uint64_t> matrix(std::size_t(K) * std::size_t(K));
-  comm_.allgather(count.data(), count.size() * sizeof(std::uint64_t), matrix.data());
-  std::vector<std::size_t> from(std::size_t(K) + 1, 0);  // offsets of each rank's sources
-  for (int r = 0; r < K; ++r)
-    from[std::size_t(r) + 1] =
-        from[std::size_t(r)] +
-        (r == me ? 0 : std::size_t(matrix[std::size_t(r) * std::size_t(K) + std::size_t(me)]));
-  const std::size_t m = from[std::size_t(K)];
-  char* dev = m ? recv_.device(b, m * per) : nullptr;
-  post(b, count, out, from, per, dev);
-  lap(3);
   const bool split = tree.quadrupole;
-  if (split) timed([&] { potential.compute(own, nb, req); });
-  lap(4);
-  finish(b, from, per, dev);
-  lap(5);
-
-  // 4. Quadrupole trees: the sources' own tree, walked by this rank's particles in their groups
-  // (the walks add). Monopole trees: one tree over the own particles and the sources together.
-  owned_ = own.size();
-  received_ = m;
-  sent_ = 0;
-  for (const std::uint64_t c : count) sent_ += std::size_t(c);
+  const bool early = split && !walk_seconds && b == Backend::Cuda;
+  lap(0);
+  std::vector<std::uint64_t> count(std::size_t(K), 0);
+  std::vector<std::size_t> from(std::size_t(K) + 1, 0);  // offsets of each rank's sources
   TreeOptions opt;
   opt.theta = tree.theta;
   opt.quadrupole = tree.quadrupole;
   opt.leaf_size = tree.leaf_size;
   opt.short_range = reach.short_range;
-  if (!split) {
-    timed([&] { merged(own, potential, opt, dev, m, req); });
-  } else if (m > 0 && own.size() > 0) {
-    if (!sources_)
-      sources_ = std::make_unique<ParticleStore>(own.dim(), own.precision(), own.memory());
-    sources_->resize(m);
-    unpack_sources(*sources_, 0, dev, m);
-    Tree remote = remote_.build(*sources_, opt);
-    remote.targets = &tree;
+  Tree remote;  // quadrupole trees: the sources' tree
+  {
+    gpu::SideWork side(early ? b : Backend::Cpu);  // waits for the tree
+    if (early) side.on_default([&] { potential.compute(own, nb, req); });
+    if (!mine_) mine_ = std::make_unique<Region>();
+    let_->region(tree, *mine_);
+    all_.resize(std::size_t(K));
+    comm_.allgather(mine_.get(), sizeof(Region), all_.data());
+    if (links_ < 0) decide_links(b);
+    lap(1);
+
+    // 2. What each other rank needs, packed where it leaves from.
+    std::vector<char*> out(std::size_t(K), nullptr);
+    send_.resize(std::size_t(K));
+    for (int r = 0; r < K; ++r) {
+      if (r == me) continue;
+      const std::size_t c = let_->count(tree, all_[std::size_t(r)]);
+      count[std::size_t(r)] = c;
+      if (c == 0) continue;
+      out[std::size_t(r)] =
+          links_ == 1 ? link(r, true).buffer(c * per) : send_[std::size_t(r)].device(b, c * per);
+      let_->pack(tree, out[std::size_t(r)]);
+    }
+    lap(2);
+
+    // 3. The transfers posted (and, where the walk did not start above, the own walk launched: on
+    // the GPU it runs while they travel), the transfers completed into one buffer on the backend.
+    std::vector<std::uint64_t> matrix(std::size_t(K) * std::size_t(K));
+    comm_.allgather(count.data(), count.size() * sizeof(std::uint64_t), matrix.data());
+    for (int r = 0; r < K; ++r)
+      from[std::size_t(r) + 1] =
+          from[std::size_t(r)] +
+          (r == me ? 0 : std::size_t(matrix[std::size_t(r) * std::size_t(K) + std::size_t(me)]));
+    const std::size_t m = from[std::size_t(K)];
+    char* dev = m ? recv_.device(b, m * per) : nullptr;
+    post(b, count, out, from, per, dev);
+    lap(3);
+    if (split && !early) timed([&] { potential.compute(own, nb, req); });
+    lap(4);
+    finish(b, from, per, dev);
+    lap(5);
+
+    // 4. Quadrupole trees: the sources' own tree (beside the own walk where it started early),
+    // walked by this rank's particles in their groups (the walks add). Monopole trees: one tree
+    // over the own particles and the sources together.
+    owned_ = own.size();
+    received_ = m;
+    sent_ = 0;
+    for (const std::uint64_t c : count) sent_ += std::size_t(c);
+    if (!split) {
+      timed([&] { merged(own, potential, opt, dev, m, req); });
+    } else if (m > 0 && own.size() > 0) {
+      if (!sources_)
+        sources_ = std::make_unique<ParticleStore>(own.dim(), own.precision(), own.memory());
+      sources_->resize(m);
+      unpack_sources(*sources_, 0, dev, m);
+      remote = remote_.build(*sources_, opt);
+      remote.targets = &tree;
+    }
+  }  // the default stream waits for the side stream's work from here on
+  if (remote.built)
     timed([&] { potential.compute(own, Neighbourhood{NeighbourhoodKind::Tree, &remote}, req); });
-  }
   lap(6);
   ++evaluations_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

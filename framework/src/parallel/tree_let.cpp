@@ -87,14 +87,17 @@ void TreeLet::region(const Tree& t, Region& out) {
 }
 
 // Nodes split largest (by opening radius) first, a round per level of the region, while the
-// region has room for their children; the links and opening radii of each round's new nodes come
-// down in one copy.
+// region has room for their children. The links and opening radii of the tree's top levels (up to
+// kTopNodes nodes) come down in one copy; a round that reaches below them copies its new nodes
+// alone. Each copy is a wait for the device, which may be busy with the own walk (TreeExchange
+// runs this beside it): on a 2D gas the region lies within the top levels, so one wait.
 std::vector<TreeLet::Node> TreeLet::select(const Tree& t) {
+  constexpr std::int32_t kTopNodes = 32768;
   const Backend b = t.backend;
   std::vector<Node> rn;
-  auto gather = [&](const std::vector<std::int32_t>& ids) {
-    const std::size_t n = ids.size();
-    const std::int32_t* dev_ids = upload(ids_, b, ids.data(), n);
+  // Copies the links and opening radii of nodes ids[0, n) to the host stages.
+  auto fetch = [&](const std::int32_t* ids, std::size_t n) {
+    const std::int32_t* dev_ids = upload(ids_, b, ids, n);
     auto* links = reinterpret_cast<TreeLinks*>(nodes_.device(b, n * sizeof(TreeLinks)));
     auto* radii = reinterpret_cast<double*>(radii_.device(b, n * sizeof(double)));
     with_view(t, [&](auto v) {
@@ -106,13 +109,34 @@ std::vector<TreeLet::Node> TreeLet::select(const Tree& t) {
     nodes_.to_host(b, n * sizeof(TreeLinks));
     radii_.to_host(b, n * sizeof(double));
     sync(b);
+  };
+  // The top levels [0, top): whole levels while they fit in kTopNodes.
+  std::int32_t top = 1;
+  for (int l = 1; l <= t.depth + 1 && t.levels[l] <= kTopNodes; ++l) top = t.levels[l];
+  top = std::min(top, t.nodes);
+  top_links_.resize(std::size_t(top));
+  top_radii_.resize(std::size_t(top));
+  {
+    std::vector<std::int32_t> all(static_cast<std::size_t>(top));
+    for (std::int32_t k = 0; k < top; ++k) all[std::size_t(k)] = k;
+    fetch(all.data(), all.size());
+    std::memcpy(top_links_.data(), nodes_.host(b, all.size() * sizeof(TreeLinks)),
+                all.size() * sizeof(TreeLinks));
+    std::memcpy(top_radii_.data(), radii_.host(b, all.size() * sizeof(double)),
+                all.size() * sizeof(double));
+  }
+  auto gather = [&](const std::vector<std::int32_t>& ids) {
+    const std::size_t n = ids.size();
+    const bool cached =
+        std::all_of(ids.begin(), ids.end(), [&](std::int32_t i) { return i < top; });
+    if (!cached) fetch(ids.data(), n);
     const auto* hl = reinterpret_cast<const TreeLinks*>(nodes_.host(b, n * sizeof(TreeLinks)));
     const auto* hr = reinterpret_cast<const double*>(radii_.host(b, n * sizeof(double)));
     for (std::size_t k = 0; k < n; ++k) {
       Node r;
       r.node = ids[k];
-      r.links = hl[k];
-      r.rcrit2 = hr[k];
+      r.links = cached ? top_links_[std::size_t(ids[k])] : hl[k];
+      r.rcrit2 = cached ? top_radii_[std::size_t(ids[k])] : hr[k];
       rn.push_back(r);
     }
   };

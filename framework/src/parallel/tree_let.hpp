@@ -352,8 +352,9 @@ class TreeLet {
   TreeLet(const TreeLet&) = delete;
   TreeLet& operator=(const TreeLet&) = delete;
 
-  // This rank's region, from the top of t: downloads the links and opening radii of its nodes
-  // (one small copy per level of the region) and the boxes of its leaves.
+  // This rank's region, from the top of t: downloads the links and opening radii of the tree's
+  // top levels in one copy (and of region nodes below them one copy per level) and the boxes of
+  // the region's leaves.
   void region(const Tree& t, Region& out);
   // The sources t sends the rank of region r: their number; pack() then writes them to `out`
   // ((dim + 2) reals each in t's precision, t's backend memory), until the next count().
@@ -366,6 +367,8 @@ class TreeLet {
   std::vector<std::array<double, 6>> boxes(const Tree& t, const std::vector<Node>& rn);
 
   Stage ids_, nodes_, radii_, leaves_, chunks_, boxes_, region_, state_, counts_, offsets_;
+  std::vector<TreeLinks> top_links_;  // select(): the tree's top levels
+  std::vector<double> top_radii_;
   std::size_t counted_ = 0;  // nodes classified by the last count()
 };
 
