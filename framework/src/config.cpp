@@ -583,13 +583,14 @@ const Schema& simulation_schema() {
         .choice("balance", "speed", {"speed", "equal"},
                 "parallel runs (mpirun): share the work by measured speed (speed: the all-pairs "
                 "ring's blocks by each rank's speed at the first force evaluation; a tree term's "
-                "pieces of the Morton curve re-dealt by the ranks' measured walk times every "
+                "pieces of the Morton curve re-dealt by the ranks' measured tree build and walk "
+                "times every "
                 "balance_interval steps), or give every rank the same share of the particles "
                 "(equal: bit-reproducible runs; docs/parallel.md)")
         .integer("balance_interval", 50,
                  "parallel runs with a tree term and balance = \"speed\": every this many steps "
-                 "the ranks compare their walk times and re-deal the Morton curve when the "
-                 "slowest is more than 5% above the mean (0: never)",
+                 "the ranks compare the time of their tree builds and walks and re-deal the "
+                 "Morton curve when the slowest is more than 10% above the mean (0: never)",
                  0, double(kMaxSteps))
         .real("gpu_memory_limit", 0.0, "GiB",
               "GPU memory each rank may use, in GiB (0: all of it); what is free beyond it is "

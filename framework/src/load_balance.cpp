@@ -103,10 +103,10 @@ bool Simulation::balance_ring() {
 
 namespace pardyn {
 
-// Every rank's walk time and particles; the imbalance (the slowest rank over the mean) goes to
+// Every rank's time of tree build and walks, and particles; the imbalance (the slowest rank over the mean) goes to
 // log.txt, and above 10% the Morton curve is re-dealt before the next evaluation: each rank's share
 // moves half way from what it holds to its share of the ranks' speeds (particles per second of
-// walking). Half way, and undone when the next measurement finds it worse: the cost per particle
+// building the tree and walking). Half way, and undone when the next measurement finds it worse: the cost per particle
 // depends not only on the particles (a dense core costs more than a halo) but on the pieces' shapes,
 // which a re-deal changes (a piece cut off a Morton curve's quadrant has more surface, so more
 // sources to walk): measured on 4 H100s, a uniform real gas re-dealt by speeds alone went from 7%
@@ -123,7 +123,7 @@ void Simulation::judge_balance(double work_seconds) {
   for (std::size_t r = 0; r < held.size(); ++r) {
     const double t = all[2 * r];
     held[r] = all[2 * r + 1];
-    speed[r] = held[r] / std::max(t, 1e-9);  // particles per second of walking
+    speed[r] = held[r] / std::max(t, 1e-9);  // particles per second of building and walking
     sum += t;
     worst = std::max(worst, t);
     n += held[r];
@@ -139,8 +139,8 @@ void Simulation::judge_balance(double work_seconds) {
   const bool redeal = !undo && !wait && imbalance > 0.10 && worst > 1e-4;
   char line[240];
   std::snprintf(line, sizeof line,
-                "balance: step %llu: walks %.3g s (slowest rank) against %.3g s (mean), %.1f%% "
-                "above%s",
+                "balance: step %llu: tree build and walks %.3g s (slowest rank) against %.3g s "
+                "(mean), %.1f%% above%s",
                 (unsigned long long)step_, worst, mean, 100 * imbalance,
                 undo     ? "; worse than before the last re-deal, which is undone"
                 : redeal ? "; the Morton curve re-dealt by speed"

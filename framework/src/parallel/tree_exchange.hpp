@@ -57,10 +57,11 @@ class TreeExchange {
   // All ranks together: builds own_scheme's tree over `own`, exchanges, and adds the term's
   // accelerations (and, as req asks, energies and virials) to own's particles, from own's tree and
   // from what the other ranks' trees sent. The caller zeroes them first (the walks add).
-  // With walk_seconds, the walks' time (the device synchronised around each; the own walk then
-  // does not overlap the transfers) is added to it: the measure of the load balance.
+  // With work_seconds, the time of the own tree's build and of the walks (the device synchronised
+  // around each; the own walk then does not overlap the transfers) is added to it: the measure of
+  // the load balance.
   void compute(ParticleStore& own, Potential& potential, Scheme& own_scheme, const Box& box,
-               const Reach& reach, const ForceRequest& req, double* walk_seconds = nullptr);
+               const Reach& reach, const ForceRequest& req, double* work_seconds = nullptr);
 
   // Sources received at the last compute(), and statistics.
   std::size_t received() const { return received_; }

@@ -137,9 +137,10 @@ class TreeRunner final : public ForceRunner {
   const char* name() const override { return "tree exchange"; }
   void compute(Evaluation& ev) override {
     // The exchange builds this rank's tree, sends the others what they need and walks: its walks
-    // add to the store's forces (zeroed by the caller). The walks are this rank's work that
-    // differs between the ranks (a dense core costs more per particle than a halo): what the
-    // re-dealing of the Morton curve balances, timed apart from the waiting when ev.measure asks.
+    // add to the store's forces (zeroed by the caller). The build and the walks are this rank's
+    // work that differs between the ranks (a dense core costs more per particle than a halo):
+    // what the re-dealing of the Morton curve balances, timed apart from the waiting when
+    // ev.measure asks.
     exchange_->compute(ev.store, pot_, scheme_, box_, pot_.reach(), ev.req,
                        ev.measure ? &ev.work_seconds : nullptr);
     ev.lap(Phase::Force);
