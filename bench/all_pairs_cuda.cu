@@ -36,7 +36,7 @@
 #include "gravity/gravity.hpp"
 #include "log/log.hpp"
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/traversal/all_pairs_cpu.hpp"
 #include "pardyn/traversal/all_pairs_cuda.cuh"
 

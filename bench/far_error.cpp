@@ -20,7 +20,7 @@
 
 #include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/app/registry.hpp"
 #include "tree_systems.hpp"
 

@@ -28,7 +28,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/version.hpp"
 
 namespace py = pybind11;

@@ -16,7 +16,7 @@
 #include "pardyn/app/backend.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "support.hpp"
 #include "tree_systems.hpp"
 

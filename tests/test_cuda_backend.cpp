@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

@@ -11,7 +11,7 @@
 #include "conformance/conformance.hpp"
 #include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 

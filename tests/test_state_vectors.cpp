@@ -7,7 +7,7 @@
 #include <random>
 
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "support.hpp"
 
 using namespace pardyn;

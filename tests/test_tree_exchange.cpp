@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/tree.hpp"
 #include "parallel/tree_let.hpp"
 #include "support.hpp"

@@ -18,7 +18,7 @@
 
 #include "pardyn/evaluator.hpp"
 #include "pardyn/math.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 struct Yukawa {
   // The validated parameters, in double.

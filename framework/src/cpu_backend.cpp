@@ -8,7 +8,7 @@
 
 #include "element_ops.hpp"
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "reduction.hpp"
 
 namespace pardyn {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <string>
 
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 
 namespace pardyn::cuda {
 

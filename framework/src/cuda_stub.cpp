@@ -7,7 +7,7 @@
 #include "neighbourhood/cell_list_impl.hpp"
 #include "neighbourhood/tree_build.hpp"
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "parallel/ring.hpp"
 
 namespace pardyn::cuda {

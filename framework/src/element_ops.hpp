@@ -15,7 +15,7 @@
 #include "boundary_ops.hpp"
 #include "pardyn/box.hpp"
 #include "pardyn/for_each.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/backend_ops.hpp"
 
 namespace pardyn::element {
 

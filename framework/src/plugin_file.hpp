@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 namespace pardyn::plugin_file {
 

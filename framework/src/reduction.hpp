@@ -10,7 +10,7 @@
 
 #include "pardyn/compensated.hpp"
 #include "pardyn/core.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/backend_ops.hpp"
 
 namespace pardyn {
 

@@ -2,7 +2,7 @@
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
 
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "plugin_file.hpp"
 
 #include <sys/stat.h>

@@ -26,7 +26,7 @@
 
 #include "checkpoint.hpp"
 #include "simulation_parts.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/math.hpp"
 #include "pardyn/app/memory.hpp"
 #include "pardyn/output.hpp"

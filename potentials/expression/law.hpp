@@ -10,7 +10,7 @@
 
 #include "expression_eval.hpp"
 #include "interpreter.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 namespace pardyn::expression {
 

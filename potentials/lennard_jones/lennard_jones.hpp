@@ -31,7 +31,7 @@
 
 #include "pardyn/evaluator.hpp"
 #include "pardyn/math.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 namespace pardyn::potentials {
 

@@ -12,7 +12,7 @@
 #include "pardyn/evaluator.hpp"
 #include "pardyn/far_kernels.hpp"
 #include "pardyn/math.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 namespace pardyn::potentials {
 

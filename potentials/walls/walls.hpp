@@ -27,7 +27,7 @@
 #include "pardyn/external_potential.hpp"
 #include "pardyn/for_each.hpp"
 #include "pardyn/math.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 namespace pardyn::potentials {
 

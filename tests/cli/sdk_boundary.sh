@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The SDK's boundary, read from the sources (docs/plugins.md, "The SDK"):
+# The SDK's boundary, read from the sources (docs/plugins.md, "The SDK's headers"):
 #   1. no CUDA translation unit sees Boost.DLL: nothing a .cu or .cuh file includes, directly or
 #      through pardyn's headers, includes <boost/dll...> or pardyn/plugin_export.hpp (the header
 #      of a plugin's registration .cpp; it also stops nvcc with an #error);

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "pardyn/evaluator.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 struct TestSpring {
   struct Params {

@@ -10,7 +10,7 @@
 
 #include "pardyn/evaluator.hpp"
 #include "pardyn/math.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/registration.hpp"
 
 struct TestSticky {
   struct Params {

@@ -30,18 +30,26 @@
 //
 // All arrays live in the store's backend memory (device memory for a CUDA store): read them in a
 // kernel or copy them to the host. They stay valid until the next update() or the builder's end.
+//
+// Device-clean (docs/plugins.md): the structure and the stencil walks are plain data and host/device
+// functions; the builder and the host-side checks are left out of run-time compiled device code.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#if !defined(__CUDACC_RTC__)
 #include <memory>
+#include <string>
+#endif
 
 #include "pardyn/box.hpp"
 #include "pardyn/evaluator.hpp"
-#include "pardyn/plugin.hpp"
 
 namespace pardyn {
+
+class Comm;           // pardyn/comm.hpp
+class ParticleStore;  // pardyn/particles.hpp
 
 // A sorted particle as the traversals read it: {x, y, z, m} in 3D, {x, y, m, 0} in 2D.
 template <class Real>
@@ -298,6 +306,7 @@ struct CellListOptions {
   double ghost_reach = 0;
 };
 
+#if !defined(__CUDACC_RTC__)
 class CellListBuilder {
  public:
   CellListBuilder();
@@ -333,5 +342,7 @@ void check_near_zone(const Eval& ev, const CellList& cl) {
                 format_number(w) + ") but the law's short-range part reaches " +
                 format_number(need) + "; raise the scheme's cell_size or near");
 }
+
+#endif  // !__CUDACC_RTC__
 
 }  // namespace pardyn

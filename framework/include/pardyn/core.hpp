@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// pardyn core definitions shared by the framework, every plugin, and device code.
-// Plain C++17 with no dependencies, so that it can be included by nvcc-compiled files.
+// pardyn core definitions shared by the framework, every plugin, and device code: the host/device
+// macros, backends and precisions, the bit sets of plugin descriptors, and pardyn::Error.
+// Plain C++17 with no dependencies; device-clean (docs/plugins.md): what needs <string> (Error,
+// format_number) is left out of run-time compiled device code (NVRTC).
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#if !defined(__CUDACC_RTC__)
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#endif
 
 #if defined(__CUDACC__)
 #define PARDYN_HD __host__ __device__
@@ -43,6 +47,7 @@ inline const char* to_string(Precision p) { return p == Precision::Float ? "floa
 constexpr std::int64_t kMaxParticles = 2000000000;
 constexpr std::int64_t kMaxSteps = 1000000000000000;  // 1e15
 
+#if !defined(__CUDACC_RTC__)
 // A number for a message: `precision` significant digits, no trailing zeros, never rounded to 0
 // (1e-09, 0.25, 1.5e+30, inf).
 inline std::string format_number(double x, int precision = 6) {
@@ -50,6 +55,7 @@ inline std::string format_number(double x, int precision = 6) {
   std::snprintf(b, sizeof b, "%.*g", precision, x);
   return b;
 }
+#endif
 
 // Bit sets used in plugin descriptors to say what a factory supports.
 enum : unsigned { kDim2 = 1u, kDim3 = 2u, kDimAll = 3u };
@@ -60,6 +66,7 @@ inline unsigned dim_bit(int dim) { return dim == 2 ? kDim2 : kDim3; }
 inline unsigned precision_bit(Precision p) { return p == Precision::Float ? kFloat : kDouble; }
 inline unsigned backend_bit(Backend b) { return b == Backend::Cpu ? kCpu : kCuda; }
 
+#if !defined(__CUDACC_RTC__)
 // Every error a user can cause is reported through this type (or a subclass); the message is meant to
 // be read by a person: it names the file, the item and what to do.
 // Its destructor is defined in libpardyn, so the vtable and type info live there: an Error thrown by
@@ -69,5 +76,6 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
   ~Error() override;
 };
+#endif
 
 }  // namespace pardyn

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Host-side view of the CUDA backend, usable from plain C++ files (no CUDA headers). Every function
-// exists in every build: without CUDA, device_count() is 0 and the others throw pardyn::Error.
+// Host-side view of the CUDA backend for plugins and the SDK's CUDA traversals, usable from plain
+// C++ files (no CUDA headers): whether there is a GPU, what it is, the traversals' scratch memory,
+// and the check for asynchronous errors. Every function exists in every build: without CUDA,
+// device_count() is 0 and the others throw pardyn::Error. (What only the application calls, such
+// as choosing the device or making the backend's operations, is in pardyn/app/cuda.hpp.)
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/cuda.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <cstddef>
-#include <memory>
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/core.hpp"
 
 namespace pardyn::cuda {
 
@@ -28,19 +34,6 @@ struct DeviceInfo {
   std::size_t shared_per_block_optin = 0;
 };
 DeviceInfo device_info();
-// Makes device `index` the current one of this process (parallel runs: one GPU per rank). Call
-// before anything else touches the GPU.
-void select_device(int index);
-
-// Whether code built for `archs` (CMake's CUDA_ARCHITECTURES syntax: "80;90", "90-real",
-// "90-virtual") runs on a device of compute capability major.minor: machine code for the same major
-// and a minor not above the device's, or PTX for a capability not above the device's.
-bool archs_run_on(const std::string& archs, int cc_major, int cc_minor);
-
-// The CUDA backend's memory and element-wise operations (see backend.hpp).
-MemoryResource& device_memory();
-std::unique_ptr<BackendOps> make_ops();
-
 // Device scratch memory shared by the traversals within one force evaluation: grows as needed and
 // is reused across steps, so no kernel allocates per call. Valid until the next call.
 void* scratch(std::size_t bytes);

@@ -3,6 +3,10 @@
 // pardyn::Error naming the file, the line, the call and CUDA's message.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/cuda_check.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <cuda_runtime_api.h>
 
 #include <string>

@@ -26,11 +26,17 @@
 // supports() is true for every neighbourhood (the scheme is not used) and external() is true.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/external_potential.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <memory>
 #include <string>
 
 #include "pardyn/evaluator.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/params.hpp"
+#include "pardyn/potential.hpp"
+#include "pardyn/registration.hpp"
 
 namespace pardyn {
 

@@ -17,6 +17,10 @@
 //   for_each_index(backend, n, f)   the one that runs where `backend` says.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/for_each.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <cstddef>
 #include <string>
 #include <type_traits>

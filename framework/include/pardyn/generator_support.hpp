@@ -4,6 +4,10 @@
 // streams' loop, sums and orders over the ranks that make the block together).
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/generator_support.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,7 +21,8 @@
 #include "pardyn/box.hpp"
 #include "pardyn/core.hpp"
 #include "pardyn/exact_sum.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/comm.hpp"
+#include "pardyn/generator.hpp"
 
 namespace pardyn {
 

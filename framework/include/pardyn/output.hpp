@@ -3,6 +3,10 @@
 // background writer so that writing a frame does not stall the stepping.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/output.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <condition_variable>
 #include <deque>
 #include <exception>

@@ -3,11 +3,17 @@
 // the framework's traversal templates for it, in the plugin that includes this header.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/pair_potential.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <cmath>
 #include <memory>
 
 #include "pardyn/evaluator.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/params.hpp"
+#include "pardyn/potential.hpp"
+#include "pardyn/registration.hpp"
 #include "pardyn/traversal/all_pairs_cpu.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/traversal/cell_list_cpu.hpp"

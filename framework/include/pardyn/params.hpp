@@ -4,6 +4,10 @@
 // before anything runs, and the plugin receives a ParamSet in which every value is present and valid.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/params.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <cstdint>
 #include <map>
 #include <optional>

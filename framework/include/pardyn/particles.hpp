@@ -4,6 +4,10 @@
 // ParticleView: a trivially-copyable bundle of pointers that can be passed to a CUDA kernel by value.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/particles.hpp is host-only (device code: pardyn/particle_view.hpp)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -13,28 +17,9 @@
 #include <vector>
 
 #include "pardyn/core.hpp"
+#include "pardyn/particle_view.hpp"
 
 namespace pardyn {
-
-template <typename Real, int Dim>
-struct ParticleView {
-  using real = Real;
-  static constexpr int dim = Dim;
-
-  std::size_t n = 0;
-  Real* x[3] = {nullptr, nullptr, nullptr};  // positions; x[2] is null in 2D
-  Real* v[3] = {nullptr, nullptr, nullptr};  // velocities
-  Real* a[3] = {nullptr, nullptr, nullptr};  // accelerations (force / mass)
-  Real* mass = nullptr;
-  std::int32_t* type = nullptr;
-  std::int64_t* id = nullptr;
-  Real* epot = nullptr;    // potential energy per particle (half of each pair's energy)
-  Real* virial = nullptr;  // per-particle virial, sum over pairs of 1/2 r_ij . F_ij
-  // Periodic image counts: how many box lengths each particle has been wrapped by along each axis
-  // (the unwrapped position is x + image * L). image[2] is null in 2D.
-  std::int32_t* image[3] = {nullptr, nullptr, nullptr};
-};
-static_assert(std::is_trivially_copyable_v<ParticleView<float, 3>>);
 
 // The particles as plain double arrays on the host: what generators produce and observers receive.
 struct HostParticles {

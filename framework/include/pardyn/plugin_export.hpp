@@ -2,13 +2,13 @@
 // A plugin library's exports: the descriptor (through Boost.DLL) and the stamp, written by
 // PARDYN_PLUGIN(fn) (or PARDYN_PAIR_POTENTIAL_PLUGIN / PARDYN_EXTERNAL_POTENTIAL_PLUGIN, which end
 // in it). Only the host-side registration unit of a plugin (the .cpp file that holds that macro)
-// includes this header: the interfaces are in plugin.hpp, and CUDA code (.cu, .cuh and the headers
+// includes this header: the interfaces are in the SDK headers (plugin.hpp includes them all), and CUDA code (.cu, .cuh and the headers
 // they include) never sees Boost.DLL.
 #pragma once
 
-#if defined(__CUDACC__)
-// CUDA code includes pardyn/plugin.hpp or pardyn/pair_potential_cuda.cuh, never this header.
-#error "pardyn/plugin_export.hpp (Boost.DLL) is for a plugin's registration .cpp, not CUDA code"
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+// CUDA code includes the SDK headers or pardyn/pair_potential_cuda.cuh, never this header.
+#error "pardyn/plugin_export.hpp (Boost.DLL) is host-only: for a plugin's registration .cpp"
 #endif
 
 #include <boost/dll/alias.hpp>
@@ -37,7 +37,7 @@
 #define PARDYN_PLUGIN_CUDA_VERSION 0
 #endif
 
-#undef PARDYN_PLUGIN  // plugin.hpp's stand-in, which only says to include this header
+#undef PARDYN_PLUGIN  // registration.hpp's stand-in, which only says to include this header
 #define PARDYN_PLUGIN(fn)                                                           \
   namespace {                                                                       \
   const ::pardyn::PluginDescriptor* pardyn_plugin_descriptor_fn() {                 \

@@ -13,12 +13,18 @@
 // evaluated at the time the thermostat acts: the end of the step it follows.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/thermostat.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/modifier.hpp"
+#include "pardyn/params.hpp"
+#include "pardyn/registration.hpp"
 #include "pardyn/random.hpp"
 
 namespace pardyn {

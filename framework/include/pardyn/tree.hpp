@@ -25,16 +25,27 @@
 // A node is used as a whole for a target (or a group of targets) whose distance to the centre of
 // mass exceeds sqrt(rcrit2); otherwise it is opened; an opened leaf interacts particle by particle
 // through the law's exact pair().
+//
+// Device-clean (docs/plugins.md): the structure and the walks' shared functions are plain data and
+// host/device functions; the builder and the host-side checks are left out of run-time compiled
+// device code.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <type_traits>
+#if !defined(__CUDACC_RTC__)
+#include <memory>
+#include <string>
+#endif
 
+#include "pardyn/box.hpp"
+#include "pardyn/core.hpp"
 #include "pardyn/evaluator.hpp"
-#include "pardyn/plugin.hpp"
 
 namespace pardyn {
+
+class ParticleStore;  // pardyn/particles.hpp
 
 struct alignas(16) TreeLinks {
   std::int32_t child;   // first child
@@ -103,6 +114,7 @@ struct Tree {
   // particles). Null: the targets are this tree's own particles.
   const Tree* targets = nullptr;
 
+#if !defined(__CUDACC_RTC__)
   template <class Real, int Dim>
   TreeView<Real, Dim> view() const {
     constexpr Precision want = std::is_same_v<Real, float> ? Precision::Float : Precision::Double;
@@ -132,6 +144,7 @@ struct Tree {
     v.foreign = targets != nullptr;
     return v;
   }
+#endif
 };
 
 // How a tree is built (the `tree` scheme's parameters, and the law's short-range radius).
@@ -144,6 +157,7 @@ struct TreeOptions {
   double short_range = 0;
 };
 
+#if !defined(__CUDACC_RTC__)
 // Builds trees on the backend of the store it is given (the `tree` scheme's work, and the
 // parallel runs' trees over what other ranks sent). Keeps its arrays from build to build.
 class TreeBuilder {
@@ -188,6 +202,8 @@ void dispatch_tree_walk(const Tree& tree, std::size_t n, const Box& box, Backend
   if (t.targets == 0 || t.n == 0) return;
   dispatch_variant(energy, t.quad != nullptr, [&](auto e, auto q) { walk(e, q, t); });
 }
+
+#endif  // !__CUDACC_RTC__
 
 namespace tree_detail {
 

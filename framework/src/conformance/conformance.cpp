@@ -10,7 +10,7 @@
 
 #include "pardyn/app/backend.hpp"
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/particles.hpp"
 
 namespace pardyn::conformance {

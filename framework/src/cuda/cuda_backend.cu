@@ -19,7 +19,7 @@
 #include "pardyn/compensated.hpp"
 #include "../reduction.hpp"
 #include "pardyn/app/backend.hpp"
-#include "pardyn/cuda.hpp"
+#include "pardyn/app/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/for_each_cuda.cuh"
 #include "pardyn/particles.hpp"

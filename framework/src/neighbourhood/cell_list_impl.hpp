@@ -8,6 +8,8 @@
 
 #include "cell_pyramid.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/comm.hpp"
+#include "pardyn/particles.hpp"
 
 namespace pardyn::detail {
 

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/comm.hpp"
+#include "pardyn/core.hpp"
 
 namespace pardyn::parallel {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "communicator.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/potential.hpp"
 
 namespace pardyn::parallel {
 

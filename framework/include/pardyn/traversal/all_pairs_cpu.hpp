@@ -4,6 +4,10 @@
 // source). Instantiated inside each potential's plugin for its evaluator; nothing here is virtual.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/traversal/all_pairs_cpu.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <vector>

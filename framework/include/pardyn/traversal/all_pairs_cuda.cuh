@@ -29,7 +29,7 @@
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
-#include "pardyn/plugin.hpp"
+#include "pardyn/neighbourhood.hpp"
 
 namespace pardyn::cuda {
 

@@ -10,6 +10,10 @@
 // Every target's sums go to store index order[k]; no atomics anywhere.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/traversal/cell_list_cpu.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <omp.h>
 
 #include <algorithm>

@@ -10,6 +10,10 @@
 // the tree over what other ranks sent).
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/traversal/tree_cpu.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <vector>

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/backend_ops.hpp"
 
 namespace pardyn {
 

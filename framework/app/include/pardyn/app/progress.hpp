@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "pardyn/plugin.hpp"
+#include "pardyn/observer.hpp"
 
 namespace pardyn {
 
