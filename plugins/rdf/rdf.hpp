@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rdf: the pair counting of the radial distribution function, on the store's backend. The cell
 // list (cell edge >= r_max, no neighbour list) gives every pair closer than r_max through the
-// 3^dim cells around each particle's cell (for_each_stencil_cell); each pair is counted once (from its lower slot) into
-// the histogram of its type pair. Only the histogram comes to the host.
+// 3^dim cells around each particle's cell (for_each_stencil_cell); each pair is counted once (from
+// its lower slot) into the histogram of its type pair by the framework's histogram loop
+// (histogram_over_index, reduce.hpp). Only the histogram comes to the host.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/particles.hpp"
 
 namespace pardyn::plugins::rdf {
 
@@ -74,17 +75,28 @@ PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
   });
 }
 
-class PairCounter {
- public:
-  virtual ~PairCounter() = default;
-  // Adds every pair of the cell list closer than s.r_max to hist[column * bins + bin]
-  // (hist: s.columns() * s.bins host values). The cell list was built with cutoff >= r_max.
-  virtual void count(const CellList& cl, const Box& box, Precision precision, const CountSetup& s,
-                     std::vector<std::uint64_t>& hist) = 0;
+// The pairs of slot k (partners in higher slots) counted into the histogram: the functor of
+// histogram_over_index over the cell list's slots (reduce.hpp), on either backend. The cell list
+// was built with cutoff >= r_max (rmax2 = r_max^2, inv_dr = bins / r_max).
+template <int Dim, class Real>
+struct CountPairs {
+  CellList cl;
+  PeriodicImage<Real> img;
+  Real rmax2, inv_dr;
+  int bins, types;
+  template <class Counts>
+  PARDYN_HD void operator()(std::size_t k, Counts& c) const {
+    const CellParticle<Real> xi = cl.positions<Real>()[k];
+    int cc[3];
+    cl.cell_coords_at<Dim>(xi.c, cc);
+    count_partners<Dim>(cl, std::uint32_t(k), xi, cl.type[k], stencil_around<Dim>(cl, cc, 1), img,
+                        rmax2, inv_dr, bins, types, [&](int e) PARDYN_INLINE_LAMBDA { c.add(e); });
+  }
 };
-std::unique_ptr<PairCounter> make_cpu_counter();
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-std::unique_ptr<PairCounter> make_cuda_counter();
-#endif
+
+// Adds every pair of the cell list cl of the store's particles closer than s.r_max to
+// hist[column * bins + bin] (hist: s.columns() * s.bins host values), on the store's backend.
+void count_pairs(const ParticleStore& store, const CellList& cl, const Box& box,
+                 const CountSetup& s, std::vector<std::uint64_t>& hist);
 
 }  // namespace pardyn::plugins::rdf
