@@ -13,7 +13,9 @@
 //                             engine of that backend: made at the first call, made anew when the
 //                             backend changes (a store moved to the other backend), refused with
 //                             no_cuda_error() where there is no CUDA maker.
-//   no_cuda_error(who)        "<who> was built without CUDA ...: use backend = \"cpu\" or rebuild".
+//   no_cuda_error(who)        the refusal: "<who>: this build has no CUDA code for it ...; use
+//                             backend = \"cpu\", or rebuild pardyn with the CUDA toolkit installed".
+//   PARDYN_BUILT_NAME         the plugin's name (PARDYN_PLUGIN_NAME), "pardyn" in libpardyn.
 //
 // Example (a plugin's analysis with its own engines; most plugins need none: the loops of
 // for_each.hpp and reduce.hpp already run on either backend):
@@ -39,18 +41,18 @@
 #define PARDYN_CUDA_ONLY(...) nullptr
 #define PARDYN_BUILT_WITH_CUDA 0
 #endif
+// The name of the code being built, for messages: the plugin's (PARDYN_PLUGIN_NAME, set by
+// pardyn_add_plugin), else "pardyn".
+#if defined(PARDYN_PLUGIN_NAME)
+#define PARDYN_BUILT_NAME PARDYN_PLUGIN_NAME
+#else
+#define PARDYN_BUILT_NAME "pardyn"
+#endif
 
 namespace pardyn {
 
-inline constexpr unsigned kBuiltBackends = PARDYN_BUILT_WITH_CUDA ? (kCpu | kCuda) : kCpu;
-
-// The name of the code that includes this header, for messages: the plugin's (PARDYN_PLUGIN_NAME,
-// set by pardyn_add_plugin), else "pardyn".
-#if defined(PARDYN_PLUGIN_NAME)
-inline constexpr const char* kBuiltName = PARDYN_PLUGIN_NAME;
-#else
-inline constexpr const char* kBuiltName = "pardyn";
-#endif
+// Not inline: each unit has its own (internal linkage), as it may be built with or without CUDA.
+constexpr unsigned kBuiltBackends = PARDYN_BUILT_WITH_CUDA ? (kCpu | kCuda) : kCpu;
 
 // The refusal of GPU work by code built without CUDA; who: what was asked for ("rdf", "the tree").
 inline Error no_cuda_error(const std::string& who) {

@@ -47,6 +47,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "pardyn/backend_choice.hpp"
 #include "pardyn/for_each.hpp"
 
 namespace pardyn {
@@ -125,14 +126,6 @@ void histogram_over_index(std::size_t n, const F& f, std::size_t entries, std::u
 }  // namespace cuda
 #endif
 
-namespace detail {
-[[noreturn]] inline void no_cuda_reduce() {
-  throw Error(
-      "a sum or a histogram over a GPU store in code built without CUDA (a plugin without CUDA "
-      "sources?); use backend = \"cpu\"");
-}
-}  // namespace detail
-
 // The sum of f over [0, n) by the loop of `backend` (see the top of this file).
 template <class F>
 typename F::Acc sum_over_index(Backend backend, std::size_t n, const F& f) {
@@ -142,7 +135,7 @@ typename F::Acc sum_over_index(Backend backend, std::size_t n, const F& f) {
 #if defined(PARDYN_FOR_EACH_HAS_CUDA)
     return cuda::sum_over_index(n, f);
 #else
-    detail::no_cuda_reduce();
+    throw no_cuda_error(PARDYN_BUILT_NAME);
 #endif
   }
   return cpu::sum_over_index(n, f);
@@ -158,7 +151,7 @@ void histogram_over_index(Backend backend, std::size_t n, const F& f, std::size_
     cuda::histogram_over_index(n, f, entries, hist);
     return;
 #else
-    detail::no_cuda_reduce();
+    throw no_cuda_error(PARDYN_BUILT_NAME);
 #endif
   }
   cpu::histogram_over_index(n, f, entries, hist);
