@@ -43,13 +43,17 @@ void count_pairs(const ParticleStore& store, const CellList& cl, const Box& box,
   visit(store, [&](auto view) {
     using Real = typename decltype(view)::real;
     constexpr int Dim = decltype(view)::dim;
-    const CountPairs<Dim, Real> f{cl,
-                                  PeriodicImage<Real>::make(box),
-                                  Real(s.r_max * s.r_max),
-                                  Real(double(s.bins) / s.r_max),
-                                  s.bins,
-                                  s.types};
-    histogram_over_index(store.backend(), cl.n, f, entries, hist.data());
+    const PeriodicImage<Real> img = PeriodicImage<Real>::make(box);
+    const Real rmax2 = Real(s.r_max * s.r_max), inv_dr = Real(double(s.bins) / s.r_max);
+    // The CPU walks the cells (one stencil per cell), the GPU the slots (one thread each).
+    if (store.backend() == Backend::Cpu)
+      cpu::histogram_over_index(
+          cl.ncells, CountPairs<Dim, Real, true>{cl, img, rmax2, inv_dr, s.bins, s.types}, entries,
+          hist.data());
+    else
+      histogram_over_index(store.backend(), cl.n,
+                           CountPairs<Dim, Real, false>{cl, img, rmax2, inv_dr, s.bins, s.types},
+                           entries, hist.data());
   });
 }
 

@@ -75,22 +75,34 @@ PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
   });
 }
 
-// The pairs of slot k (partners in higher slots) counted into the histogram: the functor of
-// histogram_over_index over the cell list's slots (reduce.hpp), on either backend. The cell list
-// was built with cutoff >= r_max (rmax2 = r_max^2, inv_dr = bins / r_max).
-template <int Dim, class Real>
+// The pairs counted into the histogram, each from its lower slot: the functor of
+// histogram_over_index (reduce.hpp). ByCell: an item is a cell, whose slots share its stencil (the
+// CPU's loop: the stencil found once per cell); else an item is a slot (the GPU's: one thread per
+// particle). The cell list was built with cutoff >= r_max (rmax2 = r_max^2, inv_dr = bins / r_max).
+template <int Dim, class Real, bool ByCell>
 struct CountPairs {
   CellList cl;
   PeriodicImage<Real> img;
   Real rmax2, inv_dr;
   int bins, types;
   template <class Counts>
-  PARDYN_HD void operator()(std::size_t k, Counts& c) const {
-    const CellParticle<Real> xi = cl.positions<Real>()[k];
+  PARDYN_HD void operator()(std::size_t item, Counts& c) const {
+    const CellParticle<Real>* pos = cl.positions<Real>();
+    const auto add = [&](int e) PARDYN_INLINE_LAMBDA { c.add(e); };
     int cc[3];
-    cl.cell_coords_at<Dim>(xi.c, cc);
-    count_partners<Dim>(cl, std::uint32_t(k), xi, cl.type[k], stencil_around<Dim>(cl, cc, 1), img,
-                        rmax2, inv_dr, bins, types, [&](int e) PARDYN_INLINE_LAMBDA { c.add(e); });
+    if (ByCell) {
+      const std::uint32_t kb = cl.cell_start[item], ke = cl.cell_end[item];
+      if (kb == ke) return;
+      cl.cell_coords(item, cc);
+      const CellStencil st = stencil_around<Dim>(cl, cc, 1);
+      for (std::uint32_t k = kb; k < ke; ++k)
+        count_partners<Dim>(cl, k, pos[k], cl.type[k], st, img, rmax2, inv_dr, bins, types, add);
+    } else {
+      const CellParticle<Real> xi = pos[item];
+      cl.cell_coords_at<Dim>(xi.c, cc);
+      count_partners<Dim>(cl, std::uint32_t(item), xi, cl.type[item],
+                          stencil_around<Dim>(cl, cc, 1), img, rmax2, inv_dr, bins, types, add);
+    }
   }
 };
 

@@ -25,7 +25,7 @@
 //       that calls c.add(e) once for each count of index i in the entry e of [0, entries). Adds the
 //       counts to hist[0 .. entries) (host memory, 64-bit).
 //         CPU: one histogram per thread (fewer threads where the copies would pass 2^23 entries),
-//              the items spread over the threads in chunks of 64 (their work may vary), the
+//              the items spread over the threads in chunks of 16 (their work may vary), the
 //              histograms added at the end.
 //         GPU: one thread per index; a block counts into a 32-bit histogram in shared memory where
 //              it fits (entries <= 12288) and adds it to the global one at the end, else it counts
@@ -55,7 +55,7 @@ namespace pardyn {
 // Indices per block of the CPU sum: the blocks, not the threads, fix the order of the additions.
 constexpr std::size_t kSumBlock = 4096;
 // Item chunk of the CPU histogram loop (schedule(dynamic)).
-constexpr std::size_t kHistogramChunk = 64;
+constexpr std::size_t kHistogramChunk = 16;
 // Entries of all the CPU histogram loop's per-thread copies together, at most.
 constexpr std::size_t kHistogramCopies = std::size_t(1) << 23;
 
