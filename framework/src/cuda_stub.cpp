@@ -5,7 +5,6 @@
 #include <string>
 
 #include "neighbourhood/cell_list_impl.hpp"
-#include "neighbourhood/tree_build.hpp"
 #include "pardyn/app/backend.hpp"
 #include "pardyn/app/cuda.hpp"
 #include "parallel/ring.hpp"
@@ -32,14 +31,11 @@ void synchronize(const char*) { no_cuda("GPU synchronisation"); }
 
 }  // namespace pardyn::cuda
 
-// The GPU engines of the cell list, the tree and the all-pairs ring.
+// The GPU engines of the cell list and the all-pairs ring (the tree's is chosen by BackendChoice,
+// pardyn/backend_choice.hpp, which says why a build without CUDA has none).
 namespace pardyn::detail {
 std::unique_ptr<CellEngine> make_cuda_cell_engine() { cuda::no_cuda("the cell list on the GPU"); }
 }  // namespace pardyn::detail
-
-namespace pardyn::tree_build {
-std::unique_ptr<TreeEngine> make_cuda_engine() { cuda::no_cuda("the tree on the GPU"); }
-}  // namespace pardyn::tree_build
 
 namespace pardyn::parallel {
 std::unique_ptr<RingBackend> make_cuda_ring_backend() {

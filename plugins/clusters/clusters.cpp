@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "clusters.hpp"
+#include "pardyn/backend_choice.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
@@ -208,11 +209,7 @@ void register_clusters(Registrar& r) {
   f.summary =
       "cluster (droplet) analysis: cluster ids per particle, cluster count and largest fraction";
   f.doc = kDoc;
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-  f.backends = kCpu | kCuda;
-#else
-  f.backends = kCpu;
-#endif
+  f.backends = kBuiltBackends;
   f.schema
       .real("distance", std::nullopt, "length",
             "linking length: particles closer than this are in one cluster", 0.0, std::nullopt,

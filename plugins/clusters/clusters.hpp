@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/backend_buffer.hpp"
 #include "clusters_kernels.hpp"
+#include "pardyn/backend_buffer.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/particles.hpp"
 #include "pardyn/plugin.hpp"

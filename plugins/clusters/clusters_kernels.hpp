@@ -4,10 +4,11 @@
 // on the GPU; clusters.cu instantiates them for the GPU). They work on the slots of the cell list
 // built for `distance` (slot k: store particle cl.order[k] at cl.positions<Real>()[k]).
 //
-// The components come from a lock-free union-find (as ECL-CC, Jaiganesh & Burtscher 2018): every
-// union hooks the larger of two roots under the smaller with a compare-and-swap, so a parent only
-// ever decreases and every component's root ends as its smallest slot, whatever the order the
-// threads ran in: the same roots on the CPU and the GPU, and from run to run.
+// The components come from the lock-free union-find of ../common/union_find.hpp (as ECL-CC,
+// Jaiganesh & Burtscher 2018): every union hooks the larger of two roots under the smaller with a
+// compare-and-swap, so a parent only ever decreases and every component's root ends as its
+// smallest slot, whatever the order the threads ran in: the same roots on the CPU and the GPU, and
+// from run to run.
 //
 // Lists of unknown length (the components of min_size, a rank's boundary particles, the pairs
 // across ranks) are appended to with an atomic counter: the counter ends as the length even when
@@ -19,6 +20,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "../common/atomic.hpp"
+#include "../common/union_find.hpp"
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/core.hpp"
@@ -66,80 +69,6 @@ struct Edge {
   std::uint32_t own, rank, other;
 };
 
-// --- Atomics on either backend: CUDA's on the device, the GCC builtins (relaxed) between the
-// host's OpenMP threads. load/store: the union-find's plain reads and writes of parents, which
-// other threads change meanwhile (plain accesses on the device, as CUDA's memory model allows).
-namespace atomic {
-
-template <class T>
-PARDYN_HD PARDYN_INLINE T load(const T* p) {
-#if defined(__CUDA_ARCH__)
-  return *p;
-#else
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
-#endif
-}
-
-template <class T>
-PARDYN_HD PARDYN_INLINE void store(T* p, T v) {
-#if defined(__CUDA_ARCH__)
-  *p = v;
-#else
-  __atomic_store_n(p, v, __ATOMIC_RELAXED);
-#endif
-}
-
-// Returns the value before.
-PARDYN_HD PARDYN_INLINE std::uint32_t cas(std::uint32_t* p, std::uint32_t expected,
-                                          std::uint32_t desired) {
-#if defined(__CUDA_ARCH__)
-  return atomicCAS(p, expected, desired);
-#else
-  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  return expected;
-#endif
-}
-
-PARDYN_HD PARDYN_INLINE std::uint64_t add(std::uint64_t* p, std::uint64_t v) {
-#if defined(__CUDA_ARCH__)
-  return atomicAdd(reinterpret_cast<unsigned long long*>(p), (unsigned long long)v);
-#else
-  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-#endif
-}
-
-PARDYN_HD PARDYN_INLINE void add(std::uint32_t* p, std::uint32_t v) {
-#if defined(__CUDA_ARCH__)
-  atomicAdd(p, v);
-#else
-  __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-#endif
-}
-
-PARDYN_HD PARDYN_INLINE void set_bit(std::uint64_t* words, std::size_t bit) {
-  std::uint64_t* w = words + (bit >> 6);
-  const std::uint64_t m = std::uint64_t(1) << (bit & 63);
-  if (load(w) & m) return;  // most particles find their cell's bit set: no atomic
-#if defined(__CUDA_ARCH__)
-  atomicOr(reinterpret_cast<unsigned long long*>(w), (unsigned long long)m);
-#else
-  __atomic_fetch_or(w, m, __ATOMIC_RELAXED);
-#endif
-}
-
-PARDYN_HD PARDYN_INLINE void min(std::int64_t* p, std::int64_t v) {
-  if (load(p) <= v) return;
-#if defined(__CUDA_ARCH__)
-  atomicMin(reinterpret_cast<long long*>(p), (long long)v);
-#else
-  std::int64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
-  while (v < old &&
-         !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-#endif
-}
-
-}  // namespace atomic
-
 PARDYN_HD PARDYN_INLINE bool has_bit(const std::uint64_t* words, std::size_t bit) {
   return (words[bit >> 6] >> (bit & 63)) & 1u;
 }
@@ -156,38 +85,6 @@ PARDYN_HD PARDYN_INLINE bool linked(const Real* a, const Real* b, const Periodic
     r2 += dx * dx;
   }
   return r2 < range2;
-}
-
-// --- The union-find ----------------------------------------------------------------------------
-
-// The root of x, halving the path on the way (a benign race: parents only move towards roots).
-PARDYN_HD PARDYN_INLINE std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
-  std::uint32_t p = atomic::load(parent + x);
-  while (p != x) {
-    const std::uint32_t gp = atomic::load(parent + p);
-    if (gp != p) atomic::store(parent + x, gp);
-    x = p;
-    p = gp;
-  }
-  return x;
-}
-
-// Joins the components of slots a and b: the larger root is hooked under the smaller, if it is
-// still a root (else the roots are looked up again).
-PARDYN_HD PARDYN_INLINE void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
-  while (a != b) {
-    if (a < b) {
-      const std::uint32_t t = a;
-      a = b;
-      b = t;
-    }
-    const std::uint32_t old = atomic::cas(parent + a, a, b);
-    if (old == a) return;
-    a = find_root(parent, old);
-    b = find_root(parent, b);
-  }
 }
 
 struct InitParents {
@@ -225,9 +122,7 @@ struct Link {
 struct Flatten {
   std::uint32_t* parent;
   PARDYN_HD void operator()(std::size_t k) const {
-    std::uint32_t x = std::uint32_t(k);
-    for (std::uint32_t p = atomic::load(parent + x); p != x; p = atomic::load(parent + x)) x = p;
-    atomic::store(parent + k, x);
+    atomic::store(parent + k, root_of(parent, std::uint32_t(k)));
   }
 };
 

@@ -28,6 +28,7 @@
 #include <numeric>
 
 #include "../common/messages.hpp"
+#include "../common/union_find.hpp"
 #include "clusters.hpp"
 
 namespace pardyn::plugins::clusters {
@@ -425,16 +426,13 @@ Summary unpack_summary(const std::vector<char>& bytes) {
   return s;
 }
 
-// Rank 0: the union-find over all ranks' boundary components (indexed rank by rank, each rank's in
-// slot order) joined by the edges. Returns each one's set (its root index).
+// Rank 0: the union-find (../common/union_find.hpp, the one the Finder's functors use) over all
+// ranks' boundary components (indexed rank by rank, each rank's in slot order) joined by the edges.
+// Returns each one's set (its root index: the smallest index of the set).
 std::vector<std::uint32_t> join_edges(const std::vector<Summary>& all,
                                       const std::vector<std::size_t>& offset) {
   std::vector<std::uint32_t> parent(offset.back());
   std::iota(parent.begin(), parent.end(), 0u);
-  auto root = [&](std::uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
   auto index = [&](std::size_t r, std::uint32_t slot) {
     const auto& c = all[r].boundary_comps;
     const auto it = std::lower_bound(c.begin(), c.end(), slot,
@@ -445,13 +443,9 @@ std::vector<std::uint32_t> join_edges(const std::vector<Summary>& all,
     return std::uint32_t(offset[r] + std::size_t(it - c.begin()));
   };
   for (std::size_t r = 0; r < all.size(); ++r)
-    for (const Edge& e : all[r].edges) {
-      std::uint32_t a = root(index(r, e.own)), b = root(index(e.rank, e.other));
-      if (a == b) continue;
-      if (a < b) std::swap(a, b);
-      parent[a] = b;
-    }
-  for (std::uint32_t k = 0; k < parent.size(); ++k) parent[k] = root(k);
+    for (const Edge& e : all[r].edges)
+      unite(parent.data(), index(r, e.own), index(e.rank, e.other));
+  flatten(parent.data(), parent.size());
   return parent;
 }
 

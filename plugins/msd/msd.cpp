@@ -5,12 +5,11 @@
 // keeps its travelled distance), per axis and per particle type. Reported in thermo (column
 // `msd`) and in its own CSV, one row per analysis, flushed after each row.
 //
-// The sums run on the store's backend (msd.hpp): on the GPU a reduction kernel over the particles
-// (fixed-order sums, no atomics) with the reference positions in device memory; the host copy of the whole store is made once,
-// at the first analysis, to record the reference. The reference is saved beside the CSV
+// The sums run on the store's backend (msd.hpp: the framework's sum_over_index, which merges in an
+// order fixed by the particle count, so the sums repeat to the last bit for any number of threads
+// and from run to run on the GPU), with the reference positions in the store's memory; the host
+// copy of the whole store is made once, at the first analysis, to record the reference. The reference is saved beside the CSV
 // (<file>.reference, written atomically) so that a resumed run measures from the same origin.
-#include <omp.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cerrno>
@@ -27,49 +26,15 @@
 #include "../common/analysis_output.hpp"
 #include "../common/messages.hpp"
 #include "msd.hpp"
+#include "pardyn/backend_buffer.hpp"
+#include "pardyn/backend_choice.hpp"
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
+#include "pardyn/reduce.hpp"
 
 namespace pardyn::plugins::msd {
 
 namespace {
-
-class CpuDisplacements final : public Displacements {
- public:
-  void set_reference(const std::vector<double>& ref, int dim, std::size_t ids) override {
-    ref_ = ref;
-    dim_ = dim;
-    ids_ = ids;
-  }
-
-  void sums(const ParticleStore& s, const double L[3], int types, double* out) override {
-    const int m = s.dim() + types + 1;
-    const int threads = omp_get_max_threads();
-    std::vector<double> part(std::size_t(threads) * m, 0.0);
-    visit(s, [&](auto p) {
-      const std::int64_t n = std::int64_t(p.n);
-      const double* ref = ref_.data();
-      const std::size_t ids = ids_;
-      const double box[3] = {L[0], L[1], L[2]};
-#pragma omp parallel num_threads(threads)
-      {
-        double* acc = part.data() + std::size_t(omp_get_thread_num()) * m;
-#pragma omp for schedule(static)
-        for (std::int64_t i = 0; i < n; ++i)
-          add_displacement(p, std::size_t(i), ref, ids, box, types, acc);
-      }
-    });
-    // Thread partials added in thread order: the same sums every time.
-    for (int k = 0; k < m; ++k) out[k] = 0;
-    for (int t = 0; t < threads; ++t)
-      for (int k = 0; k < m; ++k) out[k] += part[std::size_t(t) * m + k];
-  }
-
- private:
-  std::vector<double> ref_;
-  int dim_ = 3;
-  std::size_t ids_ = 0;
-};
 
 // The shortest text that reads back to the same double.
 void append_number(std::string& line, double v) {
@@ -128,22 +93,9 @@ class Msd final : public Observer {
     ParticleStore& s = ctx.store();
     if (comm_ && !shared_) share_loaded_reference();
     if (!have_ref_) take_reference(s, t);
-    if (!disp_ || disp_backend_ != s.backend()) {
-      if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-        disp_ = make_cuda_displacements();
-#else
-        throw Error("msd: this plugin was built without CUDA; use backend = \"cpu\"");
-#endif
-      } else {
-        disp_ = make_cpu_displacements();
-      }
-      disp_->set_reference(ref_, dim_, ids_);
-      disp_backend_ = s.backend();
-    }
     // The sums, then the particle count; on several ranks each rank's, added in one reduction.
     std::vector<double> sum(dim_ + types_ + 2, 0.0);
-    disp_->sums(s, L_, types_, sum.data());
+    sums(s, sum.data());
     sum.back() = double(s.size());
     if (comm_) comm_->sum(sum.data(), sum.size());
     const std::size_t here = std::size_t(sum.back());
@@ -212,6 +164,22 @@ class Msd final : public Observer {
     last_row_ = t.step;
   }
 
+  // The sums of Sums::v (dim + types + 1 of them) over s's particles, on its backend, into out.
+  void sums(const ParticleStore& s, double* out) {
+    // The reference in the store's memory: copied there when it was taken or the store moved.
+    if (!ref_copied_ || ref_backend_.memory() != &s.memory()) {
+      ref_backend_.upload(s.memory(), ref_);
+      ref_copied_ = true;
+    }
+    const int m = dim_ + types_ + 1;
+    visit(s, [&](auto p) {
+      const Displacement<decltype(p)> f{
+          p, ref_backend_.data(), ids_, {L_[0], L_[1], L_[2]}, types_};
+      const Sums total = sum_over_index(s.backend(), p.n, f);
+      for (int k = 0; k < m; ++k) out[k] = total.v[k];
+    });
+  }
+
   // The particles of the reference: (id, type, unwrapped position) each, in double; on several
   // ranks every rank's (each rank then holds the reference of all particles, indexed by id).
   std::vector<double> reference_records(const ParticleStore& s) const {
@@ -271,6 +239,7 @@ class Msd final : public Observer {
     ids_ = ids;
     n_ref_ = n;
     types_ = types;
+    ref_copied_ = false;
     n_type_.assign(types, 0);
     for (std::size_t i = 0; i < n; ++i) ++n_type_[std::size_t(rec[i * per + 1])];
     have_ref_ = true;
@@ -311,6 +280,7 @@ class Msd final : public Observer {
     in.get(n_type_.data(), n_type_.size());
     ref_.resize(in.left<double>());
     in.get(ref_.data(), ref_.size());
+    ref_copied_ = false;
     have_ref_ = loaded_ = true;
   }
 
@@ -372,6 +342,7 @@ class Msd final : public Observer {
         sum != checksum(reinterpret_cast<const char*>(ref.data()), ref.size() * sizeof(double)))
       throw damaged();
     ref_ = std::move(ref);
+    ref_copied_ = false;
     ids_ = ids;
     n_ref_ = n;
     types_ = types;
@@ -400,20 +371,12 @@ class Msd final : public Observer {
   std::vector<std::uint64_t> n_type_;
   std::uint64_t ref_step_ = 0;
   double ref_time_ = 0;
-  std::unique_ptr<Displacements> disp_;
-  Backend disp_backend_ = Backend::Cpu;
+  BackendBuffer<double> ref_backend_;  // ref_ in the store's memory
+  bool ref_copied_ = false;            // ref_backend_ holds ref_ (false when ref_ changes)
   // Several ranks: each sums its own particles against the whole reference; the sums are added.
   Comm* comm_ = nullptr;
   bool shared_ = false;  // share_loaded_reference() done
 };
-
-}  // namespace
-
-std::unique_ptr<Displacements> make_cpu_displacements() {
-  return std::make_unique<CpuDisplacements>();
-}
-
-namespace {
 
 const char* const kDoc = R"(Mean-square displacement (M. P. Allen and D. J. Tildesley, Computer
 Simulation of Liquids, Oxford University Press: the Einstein relation for the self-diffusion
@@ -450,11 +413,7 @@ void register_msd(Registrar& r) {
   f.name = "msd";
   f.summary = "mean-square displacement from the first analysis, unwrapped, per axis and type";
   f.doc = kDoc;
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-  f.backends = kCpu | kCuda;
-#else
-  f.backends = kCpu;
-#endif
+  f.backends = kBuiltBackends;
   f.schema
       .add(steps_param("interval", 0, 0,
                        "a row every this many steps; 0: at every observation of the other "

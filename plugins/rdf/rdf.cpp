@@ -3,8 +3,8 @@
 // particles together, averaged over the analyses from step `start` on (every `interval` steps).
 //
 // Each analysis counts the pairs closer than r_max on the run's backend (rdf.hpp: a cell list and
-// a stencil walk, histogrammed with atomics on the GPU; only the histogram comes to the host) and
-// adds them to running sums. The reference (rdf_geometry.hpp) is the number of pairs an ideal gas
+// a stencil walk per particle, counted by the framework's histogram loop; only the histogram comes
+// to the host) and adds them to running sums. The reference (rdf_geometry.hpp) is the number of pairs an ideal gas
 // of the same particle numbers would put into each bin of this box, so that
 //   g_ab(bin) = sum over analyses of pairs(a, b) in the bin
 //               / (sum over analyses of P_ab x P(separation in the bin)),
@@ -12,8 +12,6 @@
 // The CSV (`file`) is rewritten atomically after every analysis: it always holds the running
 // average. Its state (the sums) is saved beside it (`file`.state) before every checkpoint, so a
 // resumed run continues the average.
-#include <omp.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -28,68 +26,38 @@
 #include <vector>
 
 #include "../common/analysis_output.hpp"
+#include "pardyn/backend_choice.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
+#include "pardyn/reduce.hpp"
 #include "rdf.hpp"
 #include "rdf_geometry.hpp"
 
 namespace pardyn::plugins::rdf {
 
-namespace {
-
-template <int Dim, class Real>
-void count_on_cpu(const CellList& cl, const PeriodicImage<Real>& img, const CountSetup& s,
-                  std::vector<std::uint64_t>& hist) {
-  const std::int64_t ncell = std::int64_t(cl.ncells);
-  const CellParticle<Real>* pos = cl.positions<Real>();
-  const std::int32_t* type = cl.type;
-  const int bins = s.bins, types = s.types;
-  const std::size_t total = std::size_t(s.columns()) * std::size_t(bins);
-  const Real rmax2 = Real(s.r_max * s.r_max), inv_dr = Real(double(bins) / s.r_max);
-  // One histogram per thread, added in thread order: no atomics, the same counts every time.
-  // Fewer threads where the copies would pass 2^23 counts (64 MiB).
-  const int threads = int(std::max<std::size_t>(
-      1, std::min<std::size_t>(std::size_t(omp_get_max_threads()),
-                               (std::size_t(1) << 23) / std::max<std::size_t>(total, 1))));
-  std::vector<std::uint64_t> part(std::size_t(threads) * total, 0);
-#pragma omp parallel num_threads(threads)
-  {
-    std::uint64_t* h = part.data() + std::size_t(omp_get_thread_num()) * total;
-#pragma omp for schedule(dynamic, 16)
-    for (std::int64_t c = 0; c < ncell; ++c) {
-      const std::uint32_t kb = cl.cell_start[c], ke = cl.cell_end[c];
-      if (kb == ke) continue;
-      int cc[3];
-      cl.cell_coords(std::size_t(c), cc);
-      const CellStencil st = stencil_around<Dim>(cl, cc, 1);  // once for the cell's slots
-      for (std::uint32_t k = kb; k < ke; ++k) {
-        const CellParticle<Real> xi = pos[k];
-        const int ti = type[k];
-        count_partners<Dim>(cl, k, xi, ti, st, img, rmax2, inv_dr, bins, types,
-                            [h](int e) PARDYN_INLINE_LAMBDA { ++h[e]; });
-      }
-    }
-  }
-  for (int t = 0; t < threads; ++t)
-    for (std::size_t i = 0; i < total; ++i) hist[i] += part[std::size_t(t) * total + i];
+void count_pairs(const ParticleStore& store, const CellList& cl, const Box& box,
+                 const CountSetup& s, std::vector<std::uint64_t>& hist) {
+  const std::size_t entries = std::size_t(s.columns()) * std::size_t(s.bins);
+  if (cl.n < 2 || entries == 0) return;
+  visit(store, [&](auto view) {
+    using Real = typename decltype(view)::real;
+    constexpr int Dim = decltype(view)::dim;
+    const PeriodicImage<Real> img = PeriodicImage<Real>::make(box);
+    const Real rmax2 = Real(s.r_max * s.r_max), inv_dr = Real(double(s.bins) / s.r_max);
+    // The CPU walks the cells (one stencil per cell), the GPU the slots (one thread each).
+    if (store.backend() == Backend::Cpu)
+      cpu::histogram_over_index(
+          cl.ncells, CountPairs<Dim, Real, true>{cl, img, rmax2, inv_dr, s.bins, s.types}, entries,
+          hist.data());
+    else
+      histogram_over_index(store.backend(), cl.n,
+                           CountPairs<Dim, Real, false>{cl, img, rmax2, inv_dr, s.bins, s.types},
+                           entries, hist.data());
+  });
 }
 
-class CpuCounter final : public PairCounter {
- public:
-  void count(const CellList& cl, const Box& box, Precision precision, const CountSetup& s,
-             std::vector<std::uint64_t>& hist) override {
-    if (cl.dim == 2) {
-      if (precision == Precision::Float)
-        count_on_cpu<2, float>(cl, PeriodicImage<float>::make(box), s, hist);
-      else count_on_cpu<2, double>(cl, PeriodicImage<double>::make(box), s, hist);
-    } else {
-      if (precision == Precision::Float)
-        count_on_cpu<3, float>(cl, PeriodicImage<float>::make(box), s, hist);
-      else count_on_cpu<3, double>(cl, PeriodicImage<double>::make(box), s, hist);
-    }
-  }
-};
+namespace {
 
 struct Settings {
   double r_max = 1;
@@ -211,19 +179,7 @@ class Rdf final : public Observer {
     o.skin = 0;
     o.neighbour_list = false;
     builder_.update(s, ctx.run().box, o);
-    if (!counter_ || counter_backend_ != s.backend()) {
-      if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-        counter_ = make_cuda_counter();
-#else
-        throw Error("rdf: this plugin was built without CUDA; use backend = \"cpu\"");
-#endif
-      } else {
-        counter_ = make_cpu_counter();
-      }
-      counter_backend_ = s.backend();
-    }
-    counter_->count(builder_.list(), ctx.run().box, s.precision(), setup_, sums_.counts);
+    count_pairs(s, builder_.list(), ctx.run().box, setup_, sums_.counts);
     const int T = setup_.types;
     for (int a = 0; a < T; ++a)
       for (int b = a; b < T; ++b)
@@ -374,15 +330,7 @@ class Rdf final : public Observer {
   std::vector<double> n_type_;
   double n_ = 0;
   CellListBuilder builder_;
-  std::unique_ptr<PairCounter> counter_;
-  Backend counter_backend_ = Backend::Cpu;
 };
-
-}  // namespace
-
-std::unique_ptr<PairCounter> make_cpu_counter() { return std::make_unique<CpuCounter>(); }
-
-namespace {
 
 const char* const kDoc = R"(Radial distribution function g(r) (M. P. Allen and D. J. Tildesley,
 Computer Simulation of Liquids, Oxford University Press): for every unordered pair of particle
@@ -426,11 +374,7 @@ void register_rdf(Registrar& r) {
   f.name = "rdf";
   f.summary = "radial distribution function g(r) per type pair, averaged over the run (rdf.csv)";
   f.doc = kDoc;
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-  f.backends = kCpu | kCuda;
-#else
-  f.backends = kCpu;
-#endif
+  f.backends = kBuiltBackends;
   f.schema
       .real("r_max", std::nullopt, "length",
             "largest separation counted; at most half the shortest periodic side", 0.0,

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rdf: the pair counting of the radial distribution function, on the store's backend. The cell
 // list (cell edge >= r_max, no neighbour list) gives every pair closer than r_max through the
-// 3^dim cells around each particle's cell (for_each_stencil_cell); each pair is counted once (from its lower slot) into
-// the histogram of its type pair. Only the histogram comes to the host.
+// 3^dim cells around each particle's cell (for_each_stencil_cell); each pair is counted once (from
+// its lower slot) into the histogram of its type pair by the framework's histogram loop
+// (histogram_over_index, reduce.hpp). Only the histogram comes to the host.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
+#include "pardyn/particles.hpp"
 
 namespace pardyn::plugins::rdf {
 
@@ -74,17 +75,40 @@ PARDYN_HD PARDYN_INLINE void count_partners(const CellList& cl, std::uint32_t k,
   });
 }
 
-class PairCounter {
- public:
-  virtual ~PairCounter() = default;
-  // Adds every pair of the cell list closer than s.r_max to hist[column * bins + bin]
-  // (hist: s.columns() * s.bins host values). The cell list was built with cutoff >= r_max.
-  virtual void count(const CellList& cl, const Box& box, Precision precision, const CountSetup& s,
-                     std::vector<std::uint64_t>& hist) = 0;
+// The pairs counted into the histogram, each from its lower slot: the functor of
+// histogram_over_index (reduce.hpp). ByCell: an item is a cell, whose slots share its stencil (the
+// CPU's loop: the stencil found once per cell); else an item is a slot (the GPU's: one thread per
+// particle). The cell list was built with cutoff >= r_max (rmax2 = r_max^2, inv_dr = bins / r_max).
+template <int Dim, class Real, bool ByCell>
+struct CountPairs {
+  CellList cl;
+  PeriodicImage<Real> img;
+  Real rmax2, inv_dr;
+  int bins, types;
+  template <class Counts>
+  PARDYN_HD void operator()(std::size_t item, Counts& c) const {
+    const CellParticle<Real>* pos = cl.positions<Real>();
+    const auto add = [&](int e) PARDYN_INLINE_LAMBDA { c.add(e); };
+    int cc[3];
+    if (ByCell) {
+      const std::uint32_t kb = cl.cell_start[item], ke = cl.cell_end[item];
+      if (kb == ke) return;
+      cl.cell_coords(item, cc);
+      const CellStencil st = stencil_around<Dim>(cl, cc, 1);
+      for (std::uint32_t k = kb; k < ke; ++k)
+        count_partners<Dim>(cl, k, pos[k], cl.type[k], st, img, rmax2, inv_dr, bins, types, add);
+    } else {
+      const CellParticle<Real> xi = pos[item];
+      cl.cell_coords_at<Dim>(xi.c, cc);
+      count_partners<Dim>(cl, std::uint32_t(item), xi, cl.type[item],
+                          stencil_around<Dim>(cl, cc, 1), img, rmax2, inv_dr, bins, types, add);
+    }
+  }
 };
-std::unique_ptr<PairCounter> make_cpu_counter();
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-std::unique_ptr<PairCounter> make_cuda_counter();
-#endif
+
+// Adds every pair of the cell list cl of the store's particles closer than s.r_max to
+// hist[column * bins + bin] (hist: s.columns() * s.bins host values), on the store's backend.
+void count_pairs(const ParticleStore& store, const CellList& cl, const Box& box,
+                 const CountSetup& s, std::vector<std::uint64_t>& hist);
 
 }  // namespace pardyn::plugins::rdf

@@ -24,6 +24,8 @@ struct CompensatedSum {
     add(o.sum);
     add(o.c);
   }
+  // The accumulator interface of sum_over_index (reduce.hpp).
+  PARDYN_HD void merge(const CompensatedSum& o) { add(o); }
   PARDYN_HD double value() const { return sum + c; }
 };
 

@@ -23,6 +23,7 @@
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/for_each_cuda.cuh"
 #include "pardyn/particles.hpp"
+#include "pardyn/reduce_cuda.cuh"
 
 namespace pardyn::cuda {
 
@@ -271,40 +272,16 @@ __device__ PARDYN_INLINE std::size_t grid_stride() { return std::size_t(gridDim.
 using Partial = ParticleSums;
 static_assert(std::is_trivially_copyable_v<Partial>);
 
-__device__ PARDYN_INLINE Partial shuffle_down(const Partial& p, int offset) {
-  Partial o;
-#pragma unroll
-  for (int k = 0; k < Partial::kSums; ++k) {
-    o.s[k].sum = __shfl_down_sync(kFullMask, p.s[k].sum, offset);
-    o.s[k].c = __shfl_down_sync(kFullMask, p.s[k].c, offset);
-  }
-  o.max_a2 = __shfl_down_sync(kFullMask, p.max_a2, offset);
-  o.finite = __shfl_down_sync(kFullMask, p.finite, offset);
-  return o;
-}
-
-__device__ PARDYN_INLINE void warp_merge(Partial& t) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) t.merge(shuffle_down(t, offset));
-}
-
+// The block's tree is the SDK's sum loop's (pardyn/reduce_cuda.cuh, block_merge): warp shuffles,
+// then warp 0 over the warps.
 template <class Real, int Dim>
 __global__ void __launch_bounds__(kThreads)
     reduce_kernel(ParticleView<Real, Dim> p, Partial* __restrict__ out) {
+  static_assert(kThreads == detail::kReduceThreads);
   Partial t;
   for (std::size_t i = first_index(); i < p.n; i += grid_stride()) t.add_particle(p, i);
-  warp_merge(t);
-  // Raw storage: Partial's default member initialisers are not allowed on a __shared__ variable.
-  __shared__ alignas(Partial) unsigned char raw[kWarps * sizeof(Partial)];
-  Partial* warp_partials = reinterpret_cast<Partial*>(raw);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) warp_partials[warp] = t;
-  __syncthreads();
-  if (warp == 0) {
-    t = lane < kWarps ? warp_partials[lane] : Partial{};
-    warp_merge(t);
-    if (lane == 0) out[blockIdx.x] = t;
-  }
+  t = detail::block_merge(t);
+  if (threadIdx.x == 0) out[blockIdx.x] = t;
 }
 
 // ---------------------------------------------------------------------------------------------------

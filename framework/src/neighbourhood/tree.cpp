@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "pardyn/backend_choice.hpp"
 #include "pardyn/particles.hpp"
 #include "tree_build.hpp"
 
@@ -205,8 +206,8 @@ std::unique_ptr<TreeEngine> make_cpu_engine() { return std::make_unique<CpuEngin
 namespace pardyn {
 
 struct TreeBuilder::Impl {
-  std::unique_ptr<tree_build::TreeEngine> engine;
-  Backend engine_for = Backend::Cpu;
+  BackendChoice<tree_build::TreeEngine> engine{"the tree", tree_build::make_cpu_engine,
+                                               PARDYN_CUDA_ONLY(tree_build::make_cuda_engine)};
   Tree tree;
 };
 
@@ -215,12 +216,7 @@ TreeBuilder::~TreeBuilder() = default;
 
 const Tree& TreeBuilder::build(const ParticleStore& s, const TreeOptions& opt) {
   Impl& m = *impl_;
-  if (!m.engine || m.engine_for != s.backend()) {
-    m.engine = s.backend() == Backend::Cuda ? tree_build::make_cuda_engine()
-                                            : tree_build::make_cpu_engine();
-    m.engine_for = s.backend();
-  }
-  m.engine->build(s, opt, m.tree);
+  m.engine.on(s.backend()).build(s, opt, m.tree);
   return m.tree;
 }
 

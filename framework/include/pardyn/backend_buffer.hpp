@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An array in a backend's memory (the store's MemoryResource: host RAM for the CPU backend, device
-// memory for CUDA) that grows on demand, for plugins whose per-particle functors (for_each.hpp)
-// need scratch arrays on whichever backend the run uses. Host code; no CUDA needed.
+// The one grow-only array of plugins' backend work: an array in a backend's memory (the store's
+// MemoryResource: host RAM for the CPU backend, device memory for CUDA) that grows on demand and is
+// kept from call to call, for the functors of for_each.hpp and reduce.hpp that need arrays on
+// whichever backend the run uses (a reference, a list, counters). Host code; no CUDA needed: the
+// memory resource does the CUDA calls (each checked). Example:
+//   BackendBuffer<double> ref_;
+//   const double* r = ref_.upload(store.memory(), host_values);  // a copy in the store's memory
+//   std::uint64_t* c = counts_.zeroed(store.memory(), 8);         // 8 zeroed counters
 #pragma once
 
 #include <algorithm>
@@ -11,7 +16,7 @@
 
 #include "pardyn/particles.hpp"
 
-namespace pardyn::plugins {
+namespace pardyn {
 
 template <class T>
 class BackendBuffer {
@@ -52,6 +57,8 @@ class BackendBuffer {
   }
   T* data() const { return p_; }
   std::size_t capacity() const { return cap_; }
+  // The memory it was last given (null before the first get).
+  const MemoryResource* memory() const { return mem_; }
 
  private:
   void release() {
@@ -65,4 +72,4 @@ class BackendBuffer {
   std::size_t cap_ = 0;
 };
 
-}  // namespace pardyn::plugins
+}  // namespace pardyn
