@@ -27,6 +27,10 @@
 // Host code.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+#error "pardyn/backend_choice.hpp is host-only (docs/plugins.md: device-clean headers)"
+#endif
+
 #include <memory>
 #include <string>
 
