@@ -17,9 +17,11 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <type_traits>
+#if !defined(__CUDACC_RTC__)
+#include <string>
 #include <vector>
+#endif
 
 #include "expression_coefs.hpp"
 #include "pardyn/evaluator.hpp"
@@ -37,6 +39,10 @@ constexpr bool has_formula(Form f) { return f != Form::Gravity && f != Form::Log
 constexpr bool has_kernel(Form f) { return f != Form::Cutoff && f != Form::Plain; }
 constexpr bool log_kernel(Form f) { return f == Form::Log || f == Form::ShortLog; }
 
+// Run-time compiled device code (NVRTC) sees the evaluators without Params (host memory,
+// std::vector) and without their constructors from it: the host builds an evaluator and the
+// kernels take its bytes.
+#if !defined(__CUDACC_RTC__)
 // Everything an evaluator is built from, in double and float (host memory), made once by the plugin
 // from the checked scenario (law.cpp).
 struct Params {
@@ -71,6 +77,7 @@ Coefs<Real> coefs_of(const Params& p, const Real* device_table = nullptr) {
   k.program = sizeof(Real) == sizeof(double) ? p.program_d : p.program_f;
   return k;
 }
+#endif  // !__CUDACC_RTC__
 
 template <class Real, class Impl>
 struct CutoffEvaluator {
@@ -78,8 +85,10 @@ struct CutoffEvaluator {
   static constexpr Provides provides = Provides::None;
   Real rcut2;
   Coefs<Real> k;
+#if !defined(__CUDACC_RTC__)
   explicit CutoffEvaluator(const Params& p, const Real* device_table = nullptr)
       : rcut2(Real(p.rcut2)), k(coefs_of<Real>(p, device_table)) {}
+#endif
   PARDYN_HD PARDYN_INLINE void pair(Real r2, Real, Real, int ti, int tj, Real& fdivr,
                                     Real& e) const {
     Impl::formula(k, r2, r2, ti, tj, fdivr, e);
@@ -91,8 +100,10 @@ struct PlainEvaluator {
   static constexpr Range range = Range::LongRange;
   static constexpr Provides provides = Provides::None;
   Coefs<Real> k;
+#if !defined(__CUDACC_RTC__)
   explicit PlainEvaluator(const Params& p, const Real* device_table = nullptr)
       : k(coefs_of<Real>(p, device_table)) {}
+#endif
   PARDYN_HD PARDYN_INLINE void pair(Real r2, Real, Real, int ti, int tj, Real& fdivr,
                                     Real& e) const {
     Impl::formula(k, r2, r2, ti, tj, fdivr, e);
@@ -129,8 +140,10 @@ template <Form F, class Real, class Impl>
 struct KernelEvaluator<F, Real, Impl, false> {
   static constexpr Range range = Range::LongRange;
   PARDYN_EXPRESSION_KERNEL_MEMBERS
+#if !defined(__CUDACC_RTC__)
   explicit KernelEvaluator(const Params& p, const Real* device_table = nullptr)
       : soft2(Real(p.soft2)), kernel(p.strength, p.log_r0_2), k(coefs_of<Real>(p, device_table)) {}
+#endif
 };
 
 template <Form F, class Real, class Impl>
@@ -138,11 +151,13 @@ struct KernelEvaluator<F, Real, Impl, true> {
   static constexpr Range range = Range::ShortPlusFar;
   PARDYN_EXPRESSION_KERNEL_MEMBERS
   Real short2;  // the largest radius^2 + soft2 over the pairs of types
+#if !defined(__CUDACC_RTC__)
   explicit KernelEvaluator(const Params& p, const Real* device_table = nullptr)
       : soft2(Real(p.soft2)),
         kernel(p.strength, p.log_r0_2),
         k(coefs_of<Real>(p, device_table)),
         short2(Real(p.short2)) {}
+#endif
 };
 #undef PARDYN_EXPRESSION_KERNEL_MEMBERS
 

@@ -13,14 +13,19 @@
 #error "cell_list_cuda.cuh holds CUDA kernels: include it only from .cu files"
 #endif
 
+// The kernels compile under NVRTC too (run-time compiled laws, docs/formulas.md): there the host
+// launchers below are left out, and the standard headers come from pardyn/rtc.
+#if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
 
+#include "pardyn/cuda_check.hpp"
+#include "pardyn/particles.hpp"
+#endif
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
-#include "pardyn/traversal/cell_far.hpp"
-#include "pardyn/cuda_check.hpp"
 #include "pardyn/evaluator.hpp"
-#include "pardyn/particles.hpp"
+#include "pardyn/particle_view.hpp"
+#include "pardyn/traversal/cell_far.hpp"
 
 namespace pardyn::cuda {
 
@@ -142,6 +147,7 @@ __global__ void __launch_bounds__(kFarThreads)
   add_to_particle<Eval, Energy>(p, cl.order[k], acc, ep, vr);
 }
 
+#if !defined(__CUDACC_RTC__)
 inline unsigned cl_blocks(std::size_t n, int threads) {
   return unsigned((n + threads - 1) / threads);
 }
@@ -159,9 +165,11 @@ void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList&
     PARDYN_CUDA_CHECK_LAUNCH("cl_stencil_kernel");
   }
 }
+#endif  // !__CUDACC_RTC__
 
 }  // namespace detail
 
+#if !defined(__CUDACC_RTC__)
 // Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) over the
 // cell list to the store's arrays.
 template <class Eval, class Real, int Dim>
@@ -193,5 +201,6 @@ void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const Ce
     detail::cl_launch<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>(ev, p, cl, img);
   });
 }
+#endif  // !__CUDACC_RTC__
 
 }  // namespace pardyn::cuda
