@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -21,6 +23,15 @@
 namespace pardyn::potentials {
 
 namespace {
+
+// A warning on standard error, once per process (the scenario's checks and the run each make the
+// law).
+void warn(const std::string& text) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(text).second) std::fprintf(stderr, "pardyn: warning: %s\n", text.c_str());
+}
 
 std::string fmt(double v) {
   char b[32];
@@ -75,10 +86,8 @@ void check_continuity(const table_file::Section& s, double rcut, const std::stri
                 "not dE/dr); check its sign and units, or give more points if the law is that "
                 "steep (" + context + ")");
   if (!quiet)
-    std::fprintf(stderr,
-                 "pardyn: warning: %s; check the table there: the force is not quite the "
-                 "energy's slope (%s)\n",
-                 where.c_str(), context.c_str());
+    warn(where + "; check the table there: the force is not quite the energy's slope (" + context +
+         ")");
 }
 
 // What the scenario asks: a section (keyword) and a cut-off for each pair of types.
@@ -185,11 +194,9 @@ class TablePotential final : public Potential {
           double emax = 0;
           for (double v : e) emax = std::max(emax, std::fabs(v));
           if (std::fabs(e.back()) > 1e-6 * emax && !quiet)
-            std::fprintf(stderr,
-                         "pardyn: warning: %s: the energy at the cut-off r = %s is %s, not 0: it "
-                         "jumps by that much when a pair crosses the cut-off; set shift = true "
-                         "to subtract it (%s)\n",
-                         head.c_str(), fmt(rc).c_str(), fmt(e.back()).c_str(), context.c_str());
+            warn(head + ": the energy at the cut-off r = " + fmt(rc) + " is " + fmt(e.back()) +
+                 ", not 0: it jumps by that much when a pair crosses the cut-off; set shift = "
+                 "true to subtract it (" + context + ")");
         }
         Table::Grid g;
         g.s0 = s0;
@@ -285,8 +292,8 @@ FactoryInfo Table::info() {
       "lennard_jones). The file is checked: malformed lines, distances that do not increase and\n"
       "a missing section are errors with the file's line; forces more than 10 % from the\n"
       "energies' slope (beyond the trapezoidal rule's error) are an error, more than 1 % a\n"
-      "warning; an energy not 0 at rcut (without\n"
-      "shift) a warning. scripts/make-table writes such files (docs/potentials.md).\n"
+      "warning; an energy not 0 at rcut without shift is a warning. scripts/make-table writes\n"
+      "such files (docs/potentials.md).\n"
       "Example: file = \"lj.table\", keyword = \"LJ\", rcut = 2.5.";
   f.dims = kDimAll;
   f.schema.path("file", std::nullopt, "the LAMMPS pair_style table file")

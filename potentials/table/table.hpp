@@ -75,31 +75,36 @@ struct Table {
 
     PARDYN_HD PARDYN_INLINE void pair(Real r2, Real /*mi*/, Real /*mj*/, int ti, int tj,
                                       Real& fdivr, Real& e) const {
-      const G& g = uniform ? one : grid[type_index(ti) * kMaxTypes + type_index(tj)];
-      const Real x = (r2 - g.s0) * g.inv_h;
-      int i = int(x);
-      i = i < 0 ? 0 : (i > g.last ? g.last : i);
-      const Real u = x - Real(i);
-      const Real* c = data + g.offset + 4 * i;
-      Real en, f;
-      if (spline) {
-        en = fma(fma(fma(c[3], u, c[2]), u, c[1]), u, c[0]);
-        f = Real(-2) * g.inv_h * fma(fma(Real(3) * c[3], u, Real(2) * c[2]), u, c[1]);
-      } else {
-        en = fma(c[1], u, c[0]);
-        f = fma(c[3], u, c[2]);
-      }
-      if (uniform) {  // the traversal applies the cut-off (rcut2) itself
-        e = en;
-        fdivr = f;
+      if (uniform) {  // the same grid for every lane of a vectorised loop; the traversal cuts
+        at(one.s0, one.inv_h, one.offset, one.last, r2, fdivr, e);
         return;
       }
+      const G& g = grid[type_index(ti) * kMaxTypes + type_index(tj)];
+      Real en, f;
+      at(g.s0, g.inv_h, g.offset, g.last, r2, f, en);
       const bool inside = r2 < g.rc2;
       e = inside ? en : Real(0);
       fdivr = inside ? f : Real(0);
     }
 
    private:
+    // The interpolation on one grid at r^2.
+    PARDYN_HD PARDYN_INLINE void at(Real s0, Real inv_h, int offset, int last, Real r2, Real& f,
+                                    Real& en) const {
+      const Real x = (r2 - s0) * inv_h;
+      int i = int(x);
+      i = i < 0 ? 0 : (i > last ? last : i);
+      const Real u = x - Real(i);
+      const Real* c = data + offset + 4 * i;
+      if (spline) {
+        en = fma(fma(fma(c[3], u, c[2]), u, c[1]), u, c[0]);
+        f = Real(-2) * inv_h * fma(fma(Real(3) * c[3], u, Real(2) * c[2]), u, c[1]);
+      } else {
+        en = fma(c[1], u, c[0]);
+        f = fma(c[3], u, c[2]);
+      }
+    }
+
     // Types beyond the table share the last row (negative ones too: they wrap to large unsigned).
     PARDYN_HD PARDYN_INLINE static int type_index(int t) {
       return unsigned(t) < unsigned(kMaxTypes) ? t : kMaxTypes - 1;
