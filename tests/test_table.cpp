@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "conformance/conformance.hpp"
 #include "pardyn/app/config.hpp"
+#include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 #include "table/table_file.hpp"
 
@@ -368,4 +370,61 @@ TEST(TableScenario, FileRelativeToTheScenario) {
   run.quiet = true;
   const auto pot = reg.make_potential("table", sc.potentials.at(0).params, run);
   EXPECT_DOUBLE_EQ(pot->cutoff(), 1.5);
+}
+
+// A run resumed from its checkpoint with the checkpoint's own scenario (its table file named
+// relative to a scenario folder that is gone by then) ends bit for bit where the straight run does:
+// the resolved scenario records the file's absolute path.
+TEST(TableScenario, ResumesFromACheckpoint) {
+  namespace fs = std::filesystem;
+  const std::string base = test::scratch_dir("table-resume");
+  const std::string table = base + "/tables/lj.table";
+  fs::create_directories(base + "/tables");
+  {
+    std::ofstream out(table);
+    potentials::table_file::write(out, "LJ", 500, "RSQ", kRlo, kRcut,
+                                  [](double r, double& e, double& f) { lj(1.0, 1.0, r, e, f); });
+  }
+  const auto scenario = [&](int steps) {
+    return "[simulation]\ndimension = 2\nsteps = " + std::to_string(steps) +
+           "\nseed = 5\n[box]\nlo = [0.0, 0.0]\nhi = [12.0, 12.0]\nboundary = \"periodic\"\n"
+           "[[particles]]\ngenerator = \"lattice\"\nkind = \"square\"\nspacing = 1.2\n"
+           "temperature = 0.8\n[[potential]]\ntype = \"table\"\nfile = \"../tables/lj.table\"\n"
+           "keyword = \"LJ\"\nscheme = \"cell_list\"\n[integrator]\ntype = \"leapfrog\"\n"
+           "dt = 0.005\n[[output]]\ntype = \"checkpoint\"\ninterval = 10\n";
+  };
+  const auto run_in = [&](const std::string& dir, int steps, const std::string& resume) {
+    fs::create_directories(dir);
+    const std::string path = dir + "/scenario.toml";
+    std::ofstream(path) << scenario(steps);
+    RunOptions opt;
+    opt.quiet = true;
+    opt.output = dir + "/out";
+    Scenario sc;
+    if (resume.empty()) {
+      sc = load_scenario(path, {}, test::registry());
+    } else {
+      fs::remove(path);
+      Resume r = prepare_resume(resume, "", {"simulation.steps=" + std::to_string(steps)},
+                                test::registry(), false);
+      sc = std::move(r.scenario);
+      opt.resume = r.data;
+      opt.resume_file = r.file;
+      opt.output = r.output_dir;
+    }
+    Simulation sim(sc, test::registry(), opt);
+    sim.run();
+    HostParticles hp;
+    sim.store().download(hp);
+    return hp;
+  };
+  const HostParticles straight = run_in(base + "/straight", 30, "");
+  run_in(base + "/part", 20, "");
+  const HostParticles resumed = run_in(base + "/part", 30, base + "/part/out");
+  ASSERT_EQ(straight.size(), resumed.size());
+  ASSERT_GT(straight.size(), 50u);
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_EQ(straight.x[d], resumed.x[d]);
+    EXPECT_EQ(straight.v[d], resumed.v[d]);
+  }
 }
