@@ -6,7 +6,9 @@
 //
 //   bench_cell_list lj       [--backend cuda|cpu] [--precision float|double] [--cells C] [--steps
 //   S]
-//                            [--skin 0.3] [--threads T] [--law lennard_jones|expression|interpreted]
+//                            [--skin 0.3] [--threads T]
+//                            [--law lennard_jones|expression|interpreted|table|table_linear]
+//                            [--table-n 1000]
 //     LJ 3D: fcc rho = 0.8442 with C^3 unit cells (4 C^3 atoms; --cells 20,20,40: 64,000), T
 //     = 1.44, rc = 2.5, dt = 0.005, periodic (the LAMMPS `in.lj` problem at C = 20: 32,000 atoms).
 //   bench_cell_list soft_gas [--backend ...] [--side S] [--steps ...] [--near 1] [--cell_size W]
@@ -19,6 +21,7 @@
 //   (all-pairs ring, or the cell list's domain decomposition); rank 0 prints. `loop` is the time of
 //   the steps alone, `run` includes the initial forces (and the ring's speed measurement).
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +33,7 @@
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "parallel/communicator.hpp"
+#include "table/table_file.hpp"
 
 using namespace pardyn;
 
@@ -50,11 +54,31 @@ std::string arg(const std::map<std::string, std::string>& a, const std::string& 
 
 // --law lennard_jones (the built-in law, default), expression (the same law as a formula, compiled
 // at run time) or interpreted (the formula, interpreted): docs/formulas.md.
+// table (spline) and table_linear: the same law from a LAMMPS table (docs/potentials.md#table) of
+// --table-n points (default 1000) evenly spaced in r^2 from r = 0.5 to the cut-off, written next to
+// the scenario.
 std::string lj_law(const std::map<std::string, std::string>& a) {
   const std::string law = arg(a, "law", "lennard_jones");
   if (law == "lennard_jones") return "type = \"lennard_jones\"\nepsilon = 1.0\nsigma = 1.0\n";
+  if (law == "table" || law == "table_linear") {
+    const std::string dir =
+        std::filesystem::temp_directory_path().string() + "/pardyn-bench-cell";
+    parallel::Communicator* comm = parallel::world();
+    if (!comm || comm->rank() == 0) {
+      std::filesystem::create_directories(dir);
+      std::ofstream out(dir + "/lj.table");
+      potentials::table_file::write(out, "LJ", std::stoi(arg(a, "table-n", "1000")), "RSQ", 0.5,
+                                    2.5, [](double r, double& e, double& f) {
+                                      const double i6 = std::pow(r, -6);
+                                      e = 4 * (i6 * i6 - i6);
+                                      f = 24 * (2 * i6 * i6 - i6) / r;
+                                    });
+    }
+    return "type = \"table\"\nfile = \"lj.table\"\nstyle = \"" +
+           std::string(law == "table" ? "spline" : "linear") + "\"\n";
+  }
   if (law != "expression" && law != "interpreted")
-    throw Error("--law must be lennard_jones, expression or interpreted");
+    throw Error("--law must be lennard_jones, expression, interpreted, table or table_linear");
   return "type = \"expression\"\nenergy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
          "parameters = { epsilon = 1.0, sigma = 1.0 }\nengine = \"" +
          std::string(law == "expression" ? "compiled" : "interpreted") + "\"\n";

@@ -86,6 +86,9 @@ TEST_P(Conformance, Law) {
   const fs::path file = fs::path(PARDYN_SOURCE_DIR) / "tests" / "laws" / (name + ".csv");
   if (fs::exists(file)) {
     ref = conformance::read_reference(file.string());
+    // A law that reads a file (table) names it from the source tree: @PARDYN_SOURCE_DIR@/...
+    for (std::size_t at; (at = ref.params.find("@PARDYN_SOURCE_DIR@")) != std::string::npos;)
+      ref.params.replace(at, 19, PARDYN_SOURCE_DIR);
     o.reference = &ref;
   }
   // A law without pair values may name the parameters to check it with (the walls: soft walls on).

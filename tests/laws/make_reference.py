@@ -80,12 +80,31 @@ def yukawa(r, p, m):
     return u(r) - u(rc), A * math.exp(-kappa * r) * (1 + kappa * r) / r ** 3
 
 
+def harmonic(r, p, m):
+    # The table law's check: U = k/2 (r^2 - rc^2), F = -k r for r < rc, 0 beyond (fdivr = -k), a law
+    # linear in r^2 that the table's interpolation in r^2 (linear and spline) reproduces exactly.
+    if r >= p["rc"]:
+        return 0.0, 0.0
+    return p["k"] / 2 * (r * r - p["rc"] ** 2), -p["k"]
+
+
+# The table law's file: HARMONIC, 21 points evenly in r^2 from 0.5 to rc (LAMMPS pair_style table).
+HARMONIC = {"k": 1.5, "rc": 2.0}
+with open(os.path.join(HERE, "table.table"), "w") as f:
+    f.write("# U = k/2 (r^2 - rc^2), F = -dU/dr = -k r, k = 1.5, rc = 2.0\n")
+    f.write("# written by tests/laws/make_reference.py; do not edit by hand\n\n")
+    f.write("HARMONIC\nN 21 RSQ 0.5 2.0\n\n")
+    for i in range(21):
+        r = math.sqrt(0.25 + (4.0 - 0.25) * i / 20)
+        f.write(f"{i + 1} {r!r} {HARMONIC['k'] / 2 * (r * r - 4.0)!r} {-HARMONIC['k'] * r!r}\n")
+
 # The expression law's values: the plugin template's Yukawa law, written as a formula.
 YUKAWA_AS_FORMULA = {"A": 2.0, "kappa": 0.8, "rcut": 3.0}
 
 law_fn = {"gravity": gravity, "log": log, "lennard_jones": lennard_jones, "soft_gas": soft_gas,
           "test_sticky": test_sticky, "yukawa": yukawa,
-          "expression": lambda r, p, m: yukawa(r, YUKAWA_AS_FORMULA, m)}
+          "expression": lambda r, p, m: yukawa(r, YUKAWA_AS_FORMULA, m),
+          "table": lambda r, p, m: harmonic(r, HARMONIC, m)}
 
 spread = [0.3, 0.5, 0.8, 1.0, 1.3, 1.7, 2.2, 3.0, 4.5, 7.0]
 write(os.path.join(HERE, "gravity.csv"), "gravity", "U = -G m0 m1 / sqrt(r^2 + eps^2)",
@@ -113,3 +132,8 @@ write(os.path.join(HERE, "expression.csv"), "expression",
       {"energy": '"A*exp(-kappa*r)/r"', "parameters": "{ A = 2.0, kappa = 0.8 }", "rcut": 3.0,
        "shift": "true"}, (1.0, 1.0),
       [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 2.9, 3.2, 4.0])
+# @PARDYN_SOURCE_DIR@: the source tree (tests/test_conformance.cpp puts it in).
+write(os.path.join(HERE, "table.csv"), "table",
+      "the table tests/laws/table.table of U = k/2 (r^2 - rc^2), k = 1.5, rc = 2 (exact in r^2)",
+      {"file": '"@PARDYN_SOURCE_DIR@/tests/laws/table.table"', "keyword": '"HARMONIC"'},
+      (1.0, 1.0), [0.3, 0.5, 0.8, 1.0, 1.3, 1.7, 1.9, 1.99, 2.1, 3.0])
