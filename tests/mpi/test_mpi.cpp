@@ -983,8 +983,11 @@ Outcome forces_then_run(const Scenario& sc, const std::string& out, bool serial)
   return o;
 }
 
+void tree_matches_one_rank_toml(const std::string& toml);
 void tree_matches_one_rank(const std::string& name) {
-  std::string toml = on_test_backend(scenario(name));
+  tree_matches_one_rank_toml(on_test_backend(scenario(name)));
+}
+void tree_matches_one_rank_toml(const std::string& toml) {
   const std::string dir = shared_dir();
   const Scenario sc = load(dir, toml);
   const Outcome par = forces_then_run(sc, dir + "/parallel", false);
@@ -1279,6 +1282,54 @@ TEST_F(Rank, ClustersRingFloat2DMatchesOneRank) {
 
 TEST_F(Rank, ClustersTreeWalled2DMatchesOneRank) {
   clusters_match_one_rank(scenario("clusters_soft_gas_2d_tree"));
+}
+
+// --- Formula laws (type = "expression", docs/formulas.md) on several ranks ------------------------
+// The law's library is compiled once into the shared cache while the other ranks wait on its lock
+// (the first test to run compiles it; the others load it). On the CPU backend only (formula laws
+// do not run on the GPU yet), so PARDYN_MPI_TEST_BACKEND is not applied.
+
+// `scenario`'s first [[potential]] block, up to its scheme line, replaced by `law` (which ends
+// before the scheme); the scheme line is kept.
+std::string with_law(std::string toml, const std::string& law) {
+  const std::size_t at = toml.find("[[potential]]");
+  const std::size_t scheme = toml.find("scheme = ", at);
+  toml.replace(at, scheme - at, law);
+  return toml;
+}
+
+const char* const kLennardJonesFormula = R"toml([[potential]]
+type = "expression"
+energy = "4*epsilon*((sigma/r)^12 - (sigma/r)^6)"
+parameters = { epsilon = 1.0, sigma = 1.0 }
+rcut = 2.5
+)toml";
+
+// soft_gas (attraction a, repulsion B, core_attraction a2, rc, eps) as a formula: the log kernel
+// for every pair plus the formula inside the radius (examples/formula_law).
+std::string soft_gas_formula(double a) {
+  return "[[potential]]\ntype = \"expression\"\nparameters = { a = " + std::to_string(a) +
+         ", B = 3.0, a2 = 2.99, rc = 2.0, eps = 0.1 }\n"
+         "energy = \"B/2*(1/(r^2 + eps^2) - 1/rc^2) + a2/2*log((r^2 + eps^2)/rc^2)\"\n"
+         "long_range = { kernel = \"log\", strength = \"a\", softening = \"eps\", r0 = \"rc\", "
+         "radius = \"sqrt(rc^2 - eps^2)\" }\n";
+}
+
+TEST_F(Rank, ExpressionLennardJones3DOnTheDomainMatchesOneRank) {
+  const Comparison c =
+      parallel_matches_serial(with_law(scenario("lj_3d_domain"), kLennardJonesFormula), kDomain);
+  EXPECT_GT(c.moved, 0u) << "no particle migrated";
+}
+
+TEST_F(Rank, ExpressionSoftGas2DFarZonesMatchOneRank) {
+  const std::string toml = with_law(scenario("far_soft_gas_2d"), soft_gas_formula(0.001));
+  ASSERT_NE(toml.find("type = \"expression\""), std::string::npos);
+  const Comparison c = parallel_matches_serial(toml, kDomain);
+  EXPECT_GT(c.moved, 0u) << "no particle migrated";
+}
+
+TEST_F(Rank, ExpressionSoftGas2DTreeHasOneRanksAccuracy) {
+  tree_matches_one_rank_toml(with_law(scenario("tree_soft_gas_2d"), soft_gas_formula(0.01)));
 }
 
 // A setup error on one rank only (its particle file is missing): rank 0 reports it, naming the
