@@ -21,9 +21,9 @@ if(PARDYN_HAVE_CUDA AND TARGET CUDA::nvrtc)
   endif()
 endif()
 if(TARGET bench_nvrtc)
-  # The cell list's kernels compile under NVRTC with the device-clean headers and pardyn/rtc (no GPU
+  # Every traversal's kernels compile under NVRTC with the device-clean headers and pardyn/rtc (no GPU
   # needed): what a formula law compiled for the GPU at run time will build on.
-  add_test(NAME nvrtc.cell_list_kernels COMMAND bench_nvrtc --check)
-  add_test(NAME nvrtc.cell_list_kernels_2d_double
+  add_test(NAME nvrtc.traversal_kernels COMMAND bench_nvrtc --check)
+  add_test(NAME nvrtc.traversal_kernels_2d_double
            COMMAND bench_nvrtc --check --dim 2 --precision double)
 endif()

@@ -17,8 +17,9 @@
 //              and nvJitLink links and optimises the whole (-lto) into a cubin.
 //   headers    what the standard headers cost NVRTC: a kernel using <type_traits> and <cmath> from
 //              pardyn/rtc against the same from CCCL (<cuda/std/...>, in the toolkit).
-// Prints the wall time of each run-time step, `repeat` times. --check compiles the templates once
-// and checks that every kernel is in the cubin (ctest nvrtc.cell_list_kernels).
+// Prints the wall time of each run-time step, `repeat` times. --check compiles every traversal's
+// kernels (cell list, far zones, tree, all_pairs) for formula laws of the forms that use them and
+// checks that each is in the cubin (ctest nvrtc.traversal_kernels).
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
@@ -130,6 +131,53 @@ struct Generated {
 )";
 }
 
+// --check: every traversal's kernels, for the law forms that use them (a cut-off formula on the
+// cell list; the kernel plus a formula inside its radius, as the real gas's, on the far zones and
+// the tree; the kernel alone, as gravity's, on all_pairs), in one program.
+std::string check_source() {
+  return R"(#include "expression_eval.hpp"
+#include "pardyn/traversal/all_pairs_cuda.cuh"
+#include "pardyn/traversal/cell_list_cuda.cuh"
+#include "pardyn/traversal/tree_cuda.cuh"
+namespace pardyn::expression {
+struct Generated {
+  template <class Real>
+  PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
+                                              int tj, Real& fdivr, Real& e) {
+    const Real* __restrict c = k.c;
+    (void)r2, (void)ti, (void)tj;
+    const Real in = s < c[0] ? Real(1) : Real(0);
+    e = in * (c[1] * (Real(1) / s - c[2]) + c[3] * log(s * c[4]));
+    fdivr = in * (c[5] / (s * s) - c[6] / s);
+  }
+};
+}  // namespace pardyn::expression
+)";
+}
+
+std::vector<std::string> check_names(const std::string& real, const std::string& dim) {
+  const std::string ns = "pardyn::expression::";
+  const std::string cutoff = ns + "Evaluator<" + ns + "Form::Cutoff, " + real + ", " + ns + "Generated>";
+  const std::string short_log =
+      ns + "Evaluator<" + ns + "Form::ShortLog, " + real + ", " + ns + "Generated>";
+  const std::string gravity = ns + "Evaluator<" + ns + "Form::Gravity, " + real + ", " + ns + "NoFormula>";
+  const std::string rd = real + ", " + dim;
+  const std::string shape = "pardyn::cuda::AllPairsShape<" + rd + ">";
+  std::vector<std::string> names;
+  for (const char* e : {"false", "true"}) {
+    for (const char* b : {"false", "true"}) {
+      names.push_back("&pardyn::cuda::detail::cl_verlet_kernel<" + cutoff + ", " + rd + ", " + e + ", " + b + ">");
+      names.push_back("&pardyn::cuda::detail::cl_stencil_kernel<" + cutoff + ", " + rd + ", " + e + ", " + b + ">");
+      names.push_back("&pardyn::cuda::detail::cl_far_kernel<" + short_log + ", " + rd + ", " + e + ", " + b + ">");
+      names.push_back("&pardyn::cuda::tree_walk_detail::tree_walk_kernel<" + short_log + ", " + rd + ", " + e + ", " + b + ">");
+      names.push_back("&pardyn::cuda::detail::all_pairs_kernel<" + gravity + ", " + rd + ", " + e + ", " + b + ", " +
+                      shape + "::K, " + shape + "::T, " + shape + "::U>");
+    }
+    names.push_back("&pardyn::cuda::detail::all_pairs_finish<" + gravity + ", " + rd + ", " + e + ">");
+  }
+  return names;
+}
+
 // The lto route's kernels: the same, with the formula an external device function.
 std::string lto_kernels_source(const std::string& real) {
   return R"(#include "expression_eval.hpp"
@@ -231,13 +279,13 @@ int main(int argc, char** argv) {
     const auto names = kernel_names(real, dim);
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);
-    std::printf("NVRTC %d.%d, %s, %sD %s, %zu cell-list kernels\n", major, minor, arch.c_str(),
-                dim.c_str(), real.c_str(), names.size());
+    std::printf("NVRTC %d.%d, %s, %sD %s\n", major, minor, arch.c_str(), dim.c_str(), real.c_str());
     if (check) {
-      const Output o = compile(templates_source(), base, names, false);
+      const Output o = compile(check_source(), base, check_names(real, dim), false);
       for (const auto& [n, m] : o.lowered)
         if (m.empty()) throw std::runtime_error("no kernel for " + n);
-      std::printf("check: %zu kernels in a cubin of %zu bytes, compiled in %.3f s\n",
+      std::printf("check: %zu kernels of the cell list, its far zones, the tree and all_pairs in a "
+                  "cubin of %zu bytes, compiled in %.3f s\n",
                   o.lowered.size(), o.code.size(), o.seconds);
       return o.code.empty() ? 1 : 0;
     }
@@ -260,7 +308,8 @@ int main(int argc, char** argv) {
     if (route == "templates" || all)
       for (int r = 0; r < repeat; ++r) {
         const Output o = compile(templates_source(), base, names, false);
-        std::printf("templates: compile %.3f s, cubin %zu bytes\n", o.seconds, o.code.size());
+        std::printf("templates: %zu cell-list kernels, compile %.3f s, cubin %zu bytes\n",
+                    names.size(), o.seconds, o.code.size());
       }
     if (route == "lto" || all) {
       auto opts = base;

@@ -19,17 +19,22 @@
 #error "all_pairs_cuda.cuh holds CUDA kernels: include it only from .cu files"
 #endif
 
+// The kernels compile under NVRTC too (run-time compiled laws, docs/formulas.md): there the host
+// launchers below are left out, and the standard headers come from pardyn/rtc.
+#if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "pardyn/box.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
-#include "pardyn/evaluator.hpp"
-#include "pardyn/particles.hpp"
 #include "pardyn/neighbourhood.hpp"
+#include "pardyn/particles.hpp"
+#endif
+#include "pardyn/box.hpp"
+#include "pardyn/evaluator.hpp"
+#include "pardyn/particle_view.hpp"
 
 namespace pardyn::cuda {
 
@@ -237,6 +242,7 @@ __global__ void all_pairs_finish(const AllPairsArgs<Eval, Real, Dim> a, int spli
 }
 
 // The GPU's multiprocessor count, read once (cudaGetDeviceProperties costs ~0.5 ms per call).
+#if !defined(__CUDACC_RTC__)
 inline int multiprocessors() {
   static const int sms = std::max(1, device_info().multiprocessors);
   return sms;
@@ -303,8 +309,11 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
   }
 }
 
+#endif  // !__CUDACC_RTC__
+
 }  // namespace detail
 
+#if !defined(__CUDACC_RTC__)
 // Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) of all
 // pairs to the store's arrays. forced_splits > 0 fixes the number of source splits (benchmarks).
 // With a SourceBlock (the all-pairs ring), the block's particles are the sources instead.
@@ -329,5 +338,7 @@ void all_pairs_shaped(const Eval& ev, const ParticleView<Real, Dim>& p, const Bo
   detail::launch_all_pairs<Eval, Real, Dim, false, false, K, T, U>(
       ev, p, PeriodicImage<Real>::make(box), 0);
 }
+
+#endif  // !__CUDACC_RTC__
 
 }  // namespace pardyn::cuda

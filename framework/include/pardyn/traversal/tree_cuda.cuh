@@ -26,15 +26,20 @@
 #error "tree_cuda.cuh holds CUDA kernels: include it only from .cu files"
 #endif
 
+// The kernel compiles under NVRTC too (run-time compiled laws, docs/formulas.md): there the host
+// launchers below are left out, and the standard headers come from pardyn/rtc.
+#if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
-#include "pardyn/box.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
-#include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
+#endif
+#include "pardyn/box.hpp"
+#include "pardyn/evaluator.hpp"
+#include "pardyn/particle_view.hpp"
 #include "pardyn/tree.hpp"
 
 namespace pardyn::cuda {
@@ -232,6 +237,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     add_to_particle<Eval, Energy>(p, std::size_t(__ldg(t.perm + k)), acc, ep, vir);
 }
 
+#if !defined(__CUDACC_RTC__)
 template <class Eval, class Real, int Dim, bool Energy, bool Quad>
 void launch(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real, Dim>& t) {
   const int blocks = (t.ngroups + kWarps - 1) / kWarps;
@@ -239,8 +245,11 @@ void launch(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Rea
   PARDYN_CUDA_CHECK_LAUNCH("tree_walk_kernel");
 }
 
+#endif  // !__CUDACC_RTC__
+
 }  // namespace tree_walk_detail
 
+#if !defined(__CUDACC_RTC__)
 // Adds the evaluator's accelerations (and with `energy` the per-particle energies and virials) from
 // a tree built on the GPU, to the store's particles: the tree's own, or Tree::targets'.
 template <class Eval, class View>
@@ -257,5 +266,7 @@ void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box
         });
   }
 }
+
+#endif  // !__CUDACC_RTC__
 
 }  // namespace pardyn::cuda
