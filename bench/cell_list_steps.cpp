@@ -61,8 +61,7 @@ std::string lj_law(const std::map<std::string, std::string>& a) {
   const std::string law = arg(a, "law", "lennard_jones");
   if (law == "lennard_jones") return "type = \"lennard_jones\"\nepsilon = 1.0\nsigma = 1.0\n";
   if (law == "table" || law == "table_linear") {
-    const std::string dir =
-        std::filesystem::temp_directory_path().string() + "/pardyn-bench-cell";
+    const std::string dir = std::filesystem::temp_directory_path().string() + "/pardyn-bench-cell";
     parallel::Communicator* comm = parallel::world();
     if (!comm || comm->rank() == 0) {
       std::filesystem::create_directories(dir);

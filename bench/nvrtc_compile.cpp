@@ -62,7 +62,7 @@ void jit_ok(nvJitLinkResult r, nvJitLinkHandle h, const char* what) {
 }
 
 struct Output {
-  std::vector<char> code;                   // cubin or LTO-IR
+  std::vector<char> code;                      // cubin or LTO-IR
   std::map<std::string, std::string> lowered;  // name expression -> mangled kernel name
   double seconds = 0;
 };
@@ -157,23 +157,30 @@ struct Generated {
 
 std::vector<std::string> check_names(const std::string& real, const std::string& dim) {
   const std::string ns = "pardyn::expression::";
-  const std::string cutoff = ns + "Evaluator<" + ns + "Form::Cutoff, " + real + ", " + ns + "Generated>";
+  const std::string cutoff =
+      ns + "Evaluator<" + ns + "Form::Cutoff, " + real + ", " + ns + "Generated>";
   const std::string short_log =
       ns + "Evaluator<" + ns + "Form::ShortLog, " + real + ", " + ns + "Generated>";
-  const std::string gravity = ns + "Evaluator<" + ns + "Form::Gravity, " + real + ", " + ns + "NoFormula>";
+  const std::string gravity =
+      ns + "Evaluator<" + ns + "Form::Gravity, " + real + ", " + ns + "NoFormula>";
   const std::string rd = real + ", " + dim;
   const std::string shape = "pardyn::cuda::AllPairsShape<" + rd + ">";
   std::vector<std::string> names;
   for (const char* e : {"false", "true"}) {
     for (const char* b : {"false", "true"}) {
-      names.push_back("&pardyn::cuda::detail::cl_verlet_kernel<" + cutoff + ", " + rd + ", " + e + ", " + b + ">");
-      names.push_back("&pardyn::cuda::detail::cl_stencil_kernel<" + cutoff + ", " + rd + ", " + e + ", " + b + ">");
-      names.push_back("&pardyn::cuda::detail::cl_far_kernel<" + short_log + ", " + rd + ", " + e + ", " + b + ">");
-      names.push_back("&pardyn::cuda::tree_walk_detail::tree_walk_kernel<" + short_log + ", " + rd + ", " + e + ", " + b + ">");
-      names.push_back("&pardyn::cuda::detail::all_pairs_kernel<" + gravity + ", " + rd + ", " + e + ", " + b + ", " +
-                      shape + "::K, " + shape + "::T, " + shape + "::U>");
+      names.push_back("&pardyn::cuda::detail::cl_verlet_kernel<" + cutoff + ", " + rd + ", " + e +
+                      ", " + b + ">");
+      names.push_back("&pardyn::cuda::detail::cl_stencil_kernel<" + cutoff + ", " + rd + ", " + e +
+                      ", " + b + ">");
+      names.push_back("&pardyn::cuda::detail::cl_far_kernel<" + short_log + ", " + rd + ", " + e +
+                      ", " + b + ">");
+      names.push_back("&pardyn::cuda::tree_walk_detail::tree_walk_kernel<" + short_log + ", " + rd +
+                      ", " + e + ", " + b + ">");
+      names.push_back("&pardyn::cuda::detail::all_pairs_kernel<" + gravity + ", " + rd + ", " + e +
+                      ", " + b + ", " + shape + "::K, " + shape + "::T, " + shape + "::U>");
     }
-    names.push_back("&pardyn::cuda::detail::all_pairs_finish<" + gravity + ", " + rd + ", " + e + ">");
+    names.push_back("&pardyn::cuda::detail::all_pairs_finish<" + gravity + ", " + rd + ", " + e +
+                    ">");
   }
   return names;
 }
@@ -208,9 +215,9 @@ std::vector<std::string> kernel_names(const std::string& real, const std::string
     for (const char* e : {"false", "true"})
       for (const char* per : {"false", "true"})
         names.push_back(std::string("&pardyn::cuda::detail::") + k +
-                        "<pardyn::expression::Evaluator<pardyn::expression::Form::Cutoff, " +
-                        real + ", pardyn::expression::Generated>, " + real + ", " + dim + ", " +
-                        e + ", " + per + ">");
+                        "<pardyn::expression::Evaluator<pardyn::expression::Form::Cutoff, " + real +
+                        ", pardyn::expression::Generated>, " + real + ", " + dim + ", " + e + ", " +
+                        per + ">");
   return names;
 }
 
@@ -284,9 +291,10 @@ int main(int argc, char** argv) {
       const Output o = compile(check_source(), base, check_names(real, dim), false);
       for (const auto& [n, m] : o.lowered)
         if (m.empty()) throw std::runtime_error("no kernel for " + n);
-      std::printf("check: %zu kernels of the cell list, its far zones, the tree and all_pairs in a "
-                  "cubin of %zu bytes, compiled in %.3f s\n",
-                  o.lowered.size(), o.code.size(), o.seconds);
+      std::printf(
+          "check: %zu kernels of the cell list, its far zones, the tree and all_pairs in a "
+          "cubin of %zu bytes, compiled in %.3f s\n",
+          o.lowered.size(), o.code.size(), o.seconds);
       return o.code.empty() ? 1 : 0;
     }
     const bool all = route == "all";

@@ -27,7 +27,9 @@ namespace {
 // so no two particles are closer than 0.7; types 0, 1, 2; masses in [0.5, 2); walled box.
 constexpr double kSpacing = 1.1, kRlo = 0.65, kRcut = 2.5;
 int side(int dim) { return dim == 3 ? 8 : 20; }
-HostParticles lattice(int dim) { return conformance::jittered_lattice(dim, 7, side(dim), kSpacing); }
+HostParticles lattice(int dim) {
+  return conformance::jittered_lattice(dim, 7, side(dim), kSpacing);
+}
 Box box(int dim) { return test::cube(dim, 0, side(dim) * kSpacing, Boundary::Wall); }
 
 // Three types; eps_ij, sigma_ij by Lorentz-Berthelot (what lennard_jones computes).
@@ -95,15 +97,16 @@ Bound pair_bound(double eps, double sig, double s, bool spline, int n, double ul
     b.fdivr = h * h / 8 * m2f;
   }
   b.e += 16 * ulp * (c12 * p(s, 6) + c6 * p(s, 3) + s * (6 * c12 * p(s, 7) + 3 * c6 * p(s, 4)));
-  b.fdivr += 16 * ulp * (12 * c12 * p(s, 7) + 6 * c6 * p(s, 4) +
-                         s * (84 * c12 * p(s, 8) + 24 * c6 * p(s, 5)));
+  b.fdivr += 16 * ulp *
+             (12 * c12 * p(s, 7) + 6 * c6 * p(s, 4) + s * (84 * c12 * p(s, 8) + 24 * c6 * p(s, 5)));
   return b;
 }
 
 // Table against lennard_jones: every particle's acceleration within the sum of its pairs' bounds
 // (plus the rounding of summing them), the total energy within the sum over the pairs.
 void expect_within_interpolation_error(const Forces& got, const Forces& ref, bool types,
-                                       bool spline, int n, Precision prec, const std::string& what) {
+                                       bool spline, int n, Precision prec,
+                                       const std::string& what) {
   const HostParticles& hp = ref.hp;
   const int dim = hp.dim;
   const double ulp = prec == Precision::Float ? 0x1p-24 : 0x1p-53;
@@ -196,9 +199,9 @@ TEST(Table, ErrorFallsWithTheGrid) {
     for (int k = 0; k < 2; ++k) {
       const int n = k == 0 ? 301 : 601;  // h halves
       const std::string file = lj_file(n);
-      const Forces got = run("table", "file = \"" + file + "\"\nkeyword = \"LJ\"\nstyle = \"" +
-                                          style + "\"",
-                             3, Precision::Double, "all_pairs", Backend::Cpu);
+      const Forces got =
+          run("table", "file = \"" + file + "\"\nkeyword = \"LJ\"\nstyle = \"" + style + "\"", 3,
+              Precision::Double, "all_pairs", Backend::Cpu);
       err[k] = std::fabs(got.potential - ref.potential);
     }
     const double order = std::log2(err[0] / err[1]);
@@ -220,8 +223,8 @@ std::string error_of(const std::string& params) {
   RunInfo run;
   run.quiet = true;
   try {
-    test::registry().make_potential("table", test::params_for(PluginKind::Potential, "table", params),
-                                    run);
+    test::registry().make_potential("table",
+                                    test::params_for(PluginKind::Potential, "table", params), run);
   } catch (const Error& e) {
     return e.what();
   }
@@ -254,8 +257,9 @@ TEST(TableErrors, NameTheFileAndLine) {
   std::string text = good;
   text.replace(text.find("\n3 "), 3, "\n3 x");
   f = write_file("bad_row.table", text);
-  EXPECT_NE(error_of("file = \"" + f + "\"").find("bad_row.table:8: expected 'index r energy force'"),
-            std::string::npos)
+  EXPECT_NE(
+      error_of("file = \"" + f + "\"").find("bad_row.table:8: expected 'index r energy force'"),
+      std::string::npos)
       << error_of("file = \"" + f + "\"");
   // Distances that do not increase (no R/RSQ: the listed r count).
   f = write_file("order.table", "T\nN 3\n\n1 1.0 1.0 2.0\n2 1.5 0.4 0.5\n3 1.4 0.2 0.2\n");
@@ -277,8 +281,9 @@ TEST(TableErrors, NameTheFileAndLine) {
                 .find("good2.table:3: section 'INV2' ends at r = 2 but the cut-off is 2.5"),
             std::string::npos);
   // A pair entry that is not "i j keyword [rcut]".
-  EXPECT_NE(error_of("file = \"" + f + "\"\npairs = [\"0 x INV2\"]").find("pairs entry \"0 x INV2\""),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("file = \"" + f + "\"\npairs = [\"0 x INV2\"]").find("pairs entry \"0 x INV2\""),
+      std::string::npos);
   // No such file.
   EXPECT_NE(error_of("file = \"/nonexistent/x.table\"").find("cannot open the table file"),
             std::string::npos);

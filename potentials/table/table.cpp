@@ -84,7 +84,8 @@ void check_continuity(const table_file::Section& s, double rcut, const std::stri
     throw Error(where +
                 ": the force column must be F = -dE/dr in the energy's units per length (not F/r, "
                 "not dE/dr); check its sign and units, or give more points if the law is that "
-                "steep (" + context + ")");
+                "steep (" +
+                context + ")");
   if (!quiet)
     warn(where + "; check the table there: the force is not quite the energy's slope (" + context +
          ")");
@@ -196,7 +197,8 @@ class TablePotential final : public Potential {
           if (std::fabs(e.back()) > 1e-6 * emax && !quiet)
             warn(head + ": the energy at the cut-off r = " + fmt(rc) + " is " + fmt(e.back()) +
                  ", not 0: it jumps by that much when a pair crosses the cut-off; set shift = "
-                 "true to subtract it (" + context + ")");
+                 "true to subtract it (" +
+                 context + ")");
         }
         Table::Grid g;
         g.s0 = s0;
@@ -210,8 +212,7 @@ class TablePotential final : public Potential {
           if (params_.spline) {
             // Hermite in u = (s - s_k)/h, slopes dE/du = h dE/ds = -h (F/r)/2.
             const double m0 = -0.5 * h * f0, m1 = -0.5 * h * f1;
-            data.insert(data.end(),
-                        {e0, m0, 3 * (e1 - e0) - 2 * m0 - m1, 2 * (e0 - e1) + m0 + m1});
+            data.insert(data.end(), {e0, m0, 3 * (e1 - e0) - 2 * m0 - m1, 2 * (e0 - e1) + m0 + m1});
           } else {
             data.insert(data.end(), {e0, e1 - e0, f0, f1 - f0});
           }

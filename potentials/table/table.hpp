@@ -37,8 +37,8 @@ struct Table {
 
   // Trivially copyable: the plugin makes a copy pointing at the device's data for a GPU run.
   struct Params {
-    int spline = 0;   // 1: cubic Hermite energy, force its derivative; 0: linear
-    int uniform = 1;  // 1: every pair of types uses grid[0]
+    int spline = 0;                    // 1: cubic Hermite energy, force its derivative; 0: linear
+    int uniform = 1;                   // 1: every pair of types uses grid[0]
     Grid grid[kMaxTypes * kMaxTypes];  // (type i, type j) at i * kMaxTypes + j
     const float* data_f = nullptr;     // the intervals' numbers in float
     const double* data_d = nullptr;    // and in double

@@ -112,24 +112,25 @@ inline Section read(const std::string& path, const std::string& shown, const std
       if (w[k] == "R" || w[k] == "RSQ") {
         grid = w[k] == "R" ? 1 : 2;
         two(lo, hi);
-        if (!(lo > 0 && hi > lo))
-          throw fail(line, "the distances of R/RSQ must be 0 < rlo < rhi");
+        if (!(lo > 0 && hi > lo)) throw fail(line, "the distances of R/RSQ must be 0 < rlo < rhi");
       } else if (w[k] == "FPRIME") {
         s.fprime = true;
         two(s.fplo, s.fphi);
       } else if (w[k] == "BITMAP") {
-        throw fail(line, "BITMAP tables are not supported; write the table with R or RSQ "
-                         "(LAMMPS: pair_write ... r or rsq)");
+        throw fail(line,
+                   "BITMAP tables are not supported; write the table with R or RSQ "
+                   "(LAMMPS: pair_write ... r or rsq)");
       } else {
-        throw fail(line, "unknown word '" + w[k] + "'; the line is 'N n [R|RSQ rlo rhi] "
-                         "[FPRIME fplo fphi]'");
+        throw fail(line, "unknown word '" + w[k] +
+                             "'; the line is 'N n [R|RSQ rlo rhi] "
+                             "[FPRIME fplo fphi]'");
       }
     }
     for (int i = 0; i < s.n; ++i) {
       if (!next(w))
         throw fail(line, "section '" + s.keyword + "' ends after " + std::to_string(i) +
-                             " of its " + std::to_string(s.n) + " lines (N " +
-                             std::to_string(s.n) + ")");
+                             " of its " + std::to_string(s.n) + " lines (N " + std::to_string(s.n) +
+                             ")");
       if (!wanted) continue;
       double idx, r, e, f;
       if (w.size() != 4 || !detail::number(w[0], idx) || !detail::number(w[1], r) ||
@@ -161,8 +162,7 @@ inline Section read(const std::string& path, const std::string& shown, const std
                 (found.empty() ? std::string("no sections")
                                : "several sections (" + list + "); name one with keyword"));
   throw Error(context + ": the table file '" + shown + "' has no section '" + keyword + "'" +
-              (found.empty() ? std::string(" (it has no sections)")
-                             : "; its sections: " + list));
+              (found.empty() ? std::string(" (it has no sections)") : "; its sections: " + list));
 }
 
 // Interpolation of a section at any r in [r_0, r_n-1]: the energy by cubic Hermite in r (the
@@ -226,7 +226,8 @@ class Curve {
 // Writes a section of n points from rlo to rhi, evenly spaced in r ("R") or r^2 ("RSQ"); law(r, e,
 // f) gives the energy and the force -dE/dr.
 inline void write(std::ostream& out, const std::string& keyword, int n, const std::string& grid,
-                  double rlo, double rhi, const std::function<void(double, double&, double&)>& law) {
+                  double rlo, double rhi,
+                  const std::function<void(double, double&, double&)>& law) {
   out << keyword << "\nN " << n << " " << grid << " ";
   char b[128];
   std::snprintf(b, sizeof b, "%.17g %.17g\n\n", rlo, rhi);
