@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../common/text_input.hpp"
+#include "../../common/text_input.hpp"
 #include "pardyn/plugin_export.hpp"
 
 namespace pardyn::plugins {

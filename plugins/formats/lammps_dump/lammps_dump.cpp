@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "pardyn/plugin_export.hpp"
-#include "../common/lammps.hpp"
-#include "../common/text_input.hpp"
-#include "../common/trajectory.hpp"
+#include "../../common/lammps.hpp"
+#include "../../common/text_input.hpp"
+#include "../../common/trajectory.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -32,7 +32,7 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
-#include "../common/vtk_xml.hpp"
+#include "../../common/vtk_xml.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <memory>
 
-#include "../common/messages.hpp"
+#include "../../common/messages.hpp"
 
 namespace pardyn::plugins {
 

@@ -19,9 +19,9 @@
 
 #include "pardyn/plugin_export.hpp"
 #include "pardyn/version.hpp"
-#include "../common/lammps.hpp"
-#include "../common/text_input.hpp"
-#include "../common/trajectory.hpp"
+#include "../../common/lammps.hpp"
+#include "../../common/text_input.hpp"
+#include "../../common/trajectory.hpp"
 
 namespace pardyn::plugins {
 namespace {

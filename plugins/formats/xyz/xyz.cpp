@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "pardyn/plugin_export.hpp"
-#include "../common/text_input.hpp"
-#include "../common/trajectory.hpp"
+#include "../../common/text_input.hpp"
+#include "../../common/trajectory.hpp"
 
 namespace pardyn::plugins {
 namespace {

@@ -20,8 +20,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "../common/atomic.hpp"
-#include "../common/union_find.hpp"
+#include "../../common/atomic.hpp"
+#include "../../common/union_find.hpp"
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/core.hpp"

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/analysis_output.hpp"
+#include "../../common/analysis_output.hpp"
 #include "pardyn/backend_choice.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/output.hpp"

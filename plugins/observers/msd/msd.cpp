@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "../common/analysis_output.hpp"
-#include "../common/messages.hpp"
+#include "../../common/analysis_output.hpp"
+#include "../../common/messages.hpp"
 #include "msd.hpp"
 #include "pardyn/backend_buffer.hpp"
 #include "pardyn/backend_choice.hpp"

@@ -27,8 +27,8 @@
 #include <limits>
 #include <numeric>
 
-#include "../common/messages.hpp"
-#include "../common/union_find.hpp"
+#include "../../common/messages.hpp"
+#include "../../common/union_find.hpp"
 #include "clusters.hpp"
 
 namespace pardyn::plugins::clusters {
