@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "conformance/conformance.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/simulation.hpp"

@@ -2,7 +2,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "parallel/communicator.hpp"
-#include "run/scheme_choice.hpp"
+#include "scenario/scheme_choice.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal to libpardyn, part of the backend seam: BackendOps' element-wise operations, each written
 // once as a per-particle functor (for_each.hpp) and run by the loop of the backend. cpu_backend.cpp
-// derives its operations from ElementOps<CpuLoop, CpuState> and cuda/cuda_backend.cu from
+// derives its operations from ElementOps<CpuLoop, CpuState> and cuda_backend.cu from
 // ElementOps<CudaLoop, CudaState>; what stays per backend is the state vectors' storage and the
 // reductions.
 //

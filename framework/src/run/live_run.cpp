@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "simulation_parts.hpp"
 
 namespace pardyn {

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "../element_ops.hpp"
+#include "element_ops.hpp"
 #include "pardyn/compensated.hpp"
-#include "../reduction.hpp"
+#include "reduction.hpp"
 #include "pardyn/app/backend.hpp"
 #include "pardyn/app/cuda.hpp"
 #include "pardyn/cuda_check.hpp"

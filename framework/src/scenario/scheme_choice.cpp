@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "run/scheme_choice.hpp"
+#include "scenario/scheme_choice.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -23,7 +23,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "run/force_runner.hpp"
 #include "simulation_parts.hpp"
 #include "pardyn/cuda.hpp"

@@ -24,7 +24,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "simulation_parts.hpp"
 #include "pardyn/app/cuda.hpp"
 #include "pardyn/math.hpp"
@@ -209,7 +209,7 @@ void Simulation::make_force_terms(const Scenario& sc, const Registry& registry) 
     ForceTerm ft;
     ft.label = "potential \"" + p.type + "\" (" + p.where + ")";
     ft.potential = registry.make_potential(p.type, p.params, run_);
-    // The scheme as planned for this number of ranks (run/scheme_choice.cpp, when none was given).
+    // The scheme planned for this number of ranks (scenario/scheme_choice.cpp, if none was given).
     ft.scheme = registry.make_scheme(p.scheme.type, p.scheme.params, run_);
     const auto kind = ft.scheme->neighbourhood().kind;
     if (!ft.potential->supports(kind)) {
