@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "pardyn/app/registry.hpp"
-#include "pardyn/app/simulation.hpp"
 
 #include "pardyn/app/cuda.hpp"
+#include "io/checkpoint_output.hpp"
 #include "plugin_file.hpp"
 
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What simulation.cpp's units share (particle_setup.cpp, output_folder.cpp, run_checkpoint.cpp,
-// live_run.cpp): the checkpoint output's marker class, the framework's own files, the cut-off check,
-// Simulation::guarded.
+// live_run.cpp): the framework's own files, the cut-off check, Simulation::guarded (the checkpoint
+// output's marker class: io/checkpoint_output.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,28 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "io/checkpoint_output.hpp"
 #include "pardyn/app/simulation.hpp"
 
 namespace pardyn {
-
-// [[output]] type = "checkpoint": a marker the scheduler recognises and takes out of the observers;
-// it writes the checkpoints itself (it alone sees the integrator's and modifiers' states).
-class CheckpointOutput final : public Observer {
- public:
-  CheckpointOutput(std::uint64_t interval, double seconds, std::size_t keep)
-      : interval_(interval), seconds_(seconds), keep_(keep) {}
-  std::uint64_t interval() const override { return interval_ ? interval_ : ~std::uint64_t(0); }
-  void observe(const ObserveContext&) override {}
-  std::vector<std::string> files() const override { return {"checkpoints/"}; }
-  std::uint64_t steps() const { return interval_; }
-  double seconds() const { return seconds_; }
-  std::size_t keep() const { return keep_; }
-
- private:
-  std::uint64_t interval_;
-  double seconds_;
-  std::size_t keep_;
-};
 
 // A finite cut-off longer than half a periodic side is refused (the minimum image would cut the
 // law at half the side), naming the potential by `label`.
