@@ -65,7 +65,7 @@ for r in $(seq "$rounds"); do
   done
   lmp_runs+=("$lmp_best")
   for prec in double float; do
-    # OMP_WAIT_POLICY: pardyn's own default (framework/src/main.cpp), which this benchmark program,
+    # OMP_WAIT_POLICY: pardyn's own default (framework/src/cli/main.cpp), which this benchmark program,
     # not being pardyn, does not set itself: what a user's run gets.
     line=$(OMP_NUM_THREADS=2 OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} "${pin[@]}" "${wrap[@]}" "$bench" lj --backend cpu --precision "$prec" \
       --cells 20 --steps "$steps" --skin 0.3 --threads 2 --warmup 0)

@@ -24,7 +24,7 @@
 #include <variant>
 #include <vector>
 
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "pardyn/app/simulation.hpp"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "rdf_geometry.hpp"
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"

@@ -13,7 +13,7 @@
 #include <random>
 #include <sstream>
 
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "pardyn/app/config.hpp"
 #include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"

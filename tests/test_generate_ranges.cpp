@@ -386,7 +386,7 @@ TEST(GeneratorRanges, TheDocumentedExampleAnyCutIsTheWholeBlock) {
   expect_every_cut_matches([] { return std::make_shared<Ring>(10000); }, 2, box);
 }
 
-// Random sequential addition in key order (plugins/uniform/random_addition.hpp): each "rank"
+// Random sequential addition in key order (plugins/generators/uniform/random_addition.hpp): each "rank"
 // decides its own tiles (about 1024 particles each) and those of its ids; any cut, an empty range
 // and a range of one particle among them, gives the particles of one process, ids included. Walled,
 // periodic (minimum images across the faces) and open; a region inside the box.

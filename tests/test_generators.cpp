@@ -434,7 +434,7 @@ TEST(UniformGenerator, ImpossiblePackingIsRefused) {
   EXPECT_NE(msg.find("lower min_spacing or count"), std::string::npos) << msg;
 }
 
-// Random sequential addition made tile by tile in key order (plugins/uniform/random_addition.hpp:
+// Random sequential addition made tile by tile in key order (plugins/generators/uniform/random_addition.hpp:
 // tiles of about 1024 particles): the spacing holds between tiles and across periodic faces.
 TEST(UniformGenerator, MinSpacingHoldsAcrossTilesAndPeriodicFaces) {
   struct Case {

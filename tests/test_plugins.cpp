@@ -13,7 +13,7 @@
 #include "pardyn/app/config.hpp"
 #include "pardyn/app/registry.hpp"
 #include "support.hpp"
-#include "plugin_file.hpp"
+#include "loader/plugin_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace pardyn;

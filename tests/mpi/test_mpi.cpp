@@ -34,7 +34,7 @@
 #include "pardyn/app/simulation.hpp"
 #include "pardyn/cell_list.hpp"
 #include "pardyn/generator_support.hpp"
-#include "checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "parallel/communicator.hpp"
 
 namespace fs = std::filesystem;

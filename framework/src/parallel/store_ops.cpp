@@ -3,7 +3,7 @@
 // (store_functors.hpp) run by the store's backend; where buffers live is buffers.cpp's business.
 #include "store_ops.hpp"
 
-#include "../index_loops.hpp"
+#include "backend/index_loops.hpp"
 #include "store_functors.hpp"
 
 #include <algorithm>

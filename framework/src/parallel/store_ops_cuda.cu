@@ -11,7 +11,7 @@
 
 #include <cstring>
 
-#include "../index_loops_cuda.cuh"
+#include "backend/index_loops_cuda.cuh"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/for_each_cuda.cuh"
 #include "store_functors.hpp"

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../index_loops.hpp"
+#include "backend/index_loops.hpp"
 
 namespace pardyn::parallel {
 
