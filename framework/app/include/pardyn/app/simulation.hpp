@@ -63,9 +63,6 @@ Resume prepare_resume(const std::string& where, const std::string& file,
                       const std::vector<std::string>& overrides, Registry& registry,
                       bool allow_changes);
 
-// Registers the framework's own outputs (the checkpoint output) with a registry.
-void register_builtin_outputs(Registrar& r);
-
 // The files one output writes (Observer::files()), for the check below.
 struct OutputFiles {
   std::string where;  // "[[output]] #2 (thermo)", for messages
