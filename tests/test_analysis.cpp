@@ -26,7 +26,6 @@
 #include "rdf_geometry.hpp"
 #include "io/checkpoint.hpp"
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
@@ -39,34 +38,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-struct Csv {
-  std::vector<std::string> head;
-  std::vector<std::vector<double>> rows;
-  int col(const std::string& name) const {
-    for (std::size_t k = 0; k < head.size(); ++k)
-      if (head[k] == name) return int(k);
-    ADD_FAILURE() << "no column " << name;
-    return 0;
-  }
-};
-
-Csv read_csv(const std::string& path) {
-  Csv c;
-  std::ifstream f(path);
-  EXPECT_TRUE(f.good()) << path;
-  std::string line;
-  if (!std::getline(f, line)) return c;
-  std::stringstream hs(line);
-  for (std::string h; std::getline(hs, h, ',');) c.head.push_back(h);
-  while (std::getline(f, line)) {
-    if (line.empty()) continue;
-    std::vector<double> row;
-    std::stringstream ls(line);
-    for (std::string v; std::getline(ls, v, ',');) row.push_back(std::strtod(v.c_str(), nullptr));
-    c.rows.push_back(row);
-  }
-  return c;
-}
+// The output files' tables (support.hpp).
+using Csv = test::Table;
+Csv read_csv(const std::string& path) { return test::read_table(path); }
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -105,8 +79,6 @@ std::string error_of(const std::string& dir, const std::string& toml) {
   }
   return "";
 }
-
-bool skip_gpu() { return cuda::device_count() == 0; }
 
 // ---------------------------------------------------------------------------------------------------
 // The ideal-gas reference.
@@ -254,13 +226,16 @@ const GasBox kGases[] = {
 
 }  // namespace
 
-TEST(Rdf, IdealGasIsOneOnTheCpu) {
-  for (const GasBox& g : kGases) ideal_gas("cpu", g);
-}
+// Each rdf, msd and resume test once on the CPU and once on the GPU (backends.hpp).
+class RdfRun : public test::BackendRun {};
+class MsdRun : public test::BackendRun {};
+class AnalysisRun : public test::BackendRun {};
+PARDYN_INSTANTIATE_BACKENDS(RdfRun);
+PARDYN_INSTANTIATE_BACKENDS(MsdRun);
+PARDYN_INSTANTIATE_BACKENDS(AnalysisRun);
 
-TEST(Rdf, IdealGasIsOneOnTheGpu) {
-  if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the GPU rdf test did not run";
-  for (const GasBox& g : kGases) ideal_gas("cuda", g);
+TEST_P(RdfRun, IdealGasIsOne) {
+  for (const GasBox& g : kGases) ideal_gas(test::backend(), g);
 }
 
 namespace {
@@ -286,7 +261,7 @@ void count_once(const std::string& backend, const std::string& dir, int dim,
 }  // namespace
 
 TEST(Rdf, CpuAndGpuCountTheSamePairs) {
-  if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the CPU-GPU comparison did not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (int dim : {2, 3})
     for (const char* precision : {"double", "float"}) {
       const std::string dir =
@@ -342,8 +317,9 @@ TEST(Rdf, CpuAndGpuCountTheSamePairs) {
 // Verlet's molecular dynamics of 864 particles at rho* = 0.844 (Phys. Rev. 165, 201 (1968)). In
 // these works the first maximum of g lies at r = 1.09-1.10 sigma with a height of about 3.0.
 // These are approximate values as the figures show them (to about +-0.01 sigma and +-0.05), not
-// tabulated numbers, and the tolerances are set accordingly. The test asserts
-// |r_peak - 1.10| <= 0.03 sigma and |g_peak - 3.0| <= 0.15:
+// tabulated numbers, and the tolerances are set accordingly (the numbers and tolerances are in
+// tests/data/lj_liquid_rdf_peak.csv). The test asserts |r_peak - 1.10| <= 0.03 sigma and
+// |g_peak - 3.0| <= 0.15:
 //   - bins of 0.02 sigma: the parabola through the three highest bins places the maximum to
 //     about +-0.005 sigma; the bin average lowers a peak of curvature ~ -300 by ~0.005;
 //   - run length: 6000 steps (30 time units) averaged, 301 analyses; the highest bin collects
@@ -361,8 +337,12 @@ TEST(Rdf, CpuAndGpuCountTheSamePairs) {
 // the integral done bin by bin with u averaged over each bin's shell (Simpson); what is left is the
 // bins' resolution of g itself (0.3 % here, the tolerance 1 %).
 void lj_liquid(const std::string& backend) {
+  const Csv ref = read_csv(test::data_file("lj_liquid_rdf_peak.csv"));
+  ASSERT_EQ(ref.rows.size(), 1u);
+  auto published = [&](const char* column) { return ref.rows[0][ref.col(column)]; };
   const int N = 500;
-  const double rho = 0.844, T0 = 0.71, L = std::cbrt(N / rho), rc = 3.0, dt = 0.005;
+  const double rho = published("rho"), T0 = published("T"), L = std::cbrt(N / rho), rc = 3.0,
+               dt = 0.005;
   const int average_from = 1600, steps = 7600, interval = 20, bins = 200;
   const double r_max = 4.0;
   char toml[2048];
@@ -430,8 +410,8 @@ void lj_liquid(const std::string& backend) {
   std::printf("  %s: T = %.4f, first peak r = %.4f, g = %.4f; U/N = %.4f (thermo), %.4f (from g)\n",
               backend.c_str(), t_mean, r_peak, g_peak, u_mean, u_route);
   EXPECT_NEAR(t_mean, T0, 0.01);
-  EXPECT_NEAR(r_peak, 1.10, 0.03);
-  EXPECT_NEAR(g_peak, 3.0, 0.15);
+  EXPECT_NEAR(r_peak, published("r_peak"), published("tol_r_peak"));
+  EXPECT_NEAR(g_peak, published("g_peak"), published("tol_g_peak"));
   EXPECT_NEAR(u_route, u_mean, 0.01 * std::fabs(u_mean));
   // g vanishes inside the core and tends to 1 at large r.
   for (const auto& row : g.rows) {
@@ -444,12 +424,7 @@ void lj_liquid(const std::string& backend) {
   }
 }
 
-TEST(Rdf, LennardJonesLiquidFirstPeakOnTheCpu) { lj_liquid("cpu"); }
-
-TEST(Rdf, LennardJonesLiquidFirstPeakOnTheGpu) {
-  if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the GPU Lennard-Jones rdf did not run";
-  lj_liquid("cuda");
-}
+TEST_P(RdfRun, LennardJonesLiquidFirstPeak) { lj_liquid(test::backend()); }
 
 // ---------------------------------------------------------------------------------------------------
 // msd of free particles in a small periodic box: every particle moves in a straight line and
@@ -528,15 +503,9 @@ void free_flight(const std::string& backend, int dim) {
 
 }  // namespace
 
-TEST(Msd, FreeParticlesCrossingPeriodicFacesOnTheCpu) {
-  free_flight("cpu", 2);
-  free_flight("cpu", 3);
-}
-
-TEST(Msd, FreeParticlesCrossingPeriodicFacesOnTheGpu) {
-  if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the GPU msd test did not run";
-  free_flight("cuda", 2);
-  free_flight("cuda", 3);
+TEST_P(MsdRun, FreeParticlesCrossingPeriodicFaces) {
+  free_flight(test::backend(), 2);
+  free_flight(test::backend(), 3);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -609,12 +578,7 @@ void langevin_diffusion(const std::string& backend) {
 
 }  // namespace
 
-TEST(Msd, LangevinFreeParticlesDiffuseWithTOverMGammaOnTheCpu) { langevin_diffusion("cpu"); }
-
-TEST(Msd, LangevinFreeParticlesDiffuseWithTOverMGammaOnTheGpu) {
-  if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the GPU Langevin msd test did not run";
-  langevin_diffusion("cuda");
-}
+TEST_P(MsdRun, LangevinFreeParticlesDiffuseWithTOverMGamma) { langevin_diffusion(test::backend()); }
 
 // ---------------------------------------------------------------------------------------------------
 // Resumed runs: a run that "dies" at step 47 (its final checkpoint lost, as by kill -9) and is
@@ -660,12 +624,7 @@ void resume(const std::string& backend) {
 
 }  // namespace
 
-TEST(Analysis, ResumedRunContinuesRdfAndMsdOnTheCpu) { resume("cpu"); }
-
-TEST(Analysis, ResumedRunContinuesRdfAndMsdOnTheGpu) {
-  if (skip_gpu()) GTEST_SKIP() << "no CUDA device: the GPU resume test did not run";
-  resume("cuda");
-}
+TEST_P(AnalysisRun, ResumedRunContinuesRdfAndMsd) { resume(test::backend()); }
 
 // ---------------------------------------------------------------------------------------------------
 TEST(Analysis, RefusesWhatItCannotNormaliseWithAMessage) {

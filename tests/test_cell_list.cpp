@@ -24,8 +24,6 @@ using namespace pardyn;
 
 namespace {
 
-bool have_gpu() { return cuda::device_count() > 0; }
-
 // Built-in plugins plus the test plugin `test_spring` (a cut-off law with GPU code).
 Registry& registry() {
   static Registry* reg = [] {
@@ -570,7 +568,7 @@ TEST(CellList, FarZoneErrorFallsWithRingsAndQuadrupoles) {
 // The GPU: cell_list on the device == all_pairs on the host.
 
 TEST(CellListCuda, MatchesAllPairsForACutoffLaw) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (int dim : {2, 3})
     for (Boundary b : {Boundary::Periodic, Boundary::Wall, Boundary::Open})
       for (const char* skin : {"skin = 0", "skin = 0.05"}) {
@@ -591,7 +589,7 @@ TEST(CellListCuda, MatchesAllPairsForACutoffLaw) {
 }
 
 TEST(CellListCuda, PeriodicAxesWithFewerThanThreeCells) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (const char* skin : {"skin = 0", "skin = 0.1"}) {
     const HostParticles hp = random_particles(3, 800, 3, 1.0);
     const Box box = make_box(3, 1.0, Boundary::Periodic);
@@ -604,7 +602,7 @@ TEST(CellListCuda, PeriodicAxesWithFewerThanThreeCells) {
 }
 
 TEST(CellListCuda, VerletListFollowsMovesRebuildsAndGrows) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   const HostParticles hp = random_particles(3, 6000, 71, 1.0);
   const Box box = make_box(3, 1.0, Boundary::Periodic);
   const std::string lp = "rcut = 0.15";
@@ -638,7 +636,7 @@ TEST(CellListCuda, VerletListFollowsMovesRebuildsAndGrows) {
 }
 
 TEST(CellListCuda, LennardJonesMatchesAllPairs) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   if (!registry().find(PluginKind::Potential, "lennard_jones"))
     GTEST_SKIP() << "the lennard_jones plugin is not built";
   HostParticles hp(3);
@@ -665,7 +663,7 @@ TEST(CellListCuda, LennardJonesMatchesAllPairs) {
 }
 
 TEST(CellListCuda, FarZonesMatchTheCpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (int dim : {2, 3}) {
     const char* law = dim == 2 ? "log" : "gravity";
     const HostParticles hp = random_particles(dim, 6000, 81, 1.0);

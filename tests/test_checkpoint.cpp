@@ -15,7 +15,6 @@
 
 #include "io/checkpoint.hpp"
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
@@ -231,45 +230,52 @@ Case formula_case(const std::string& precision) {
   return c;
 }
 
-bool have_gpu() { return cuda::device_count() > 0; }
-
 }  // namespace
 
-class ExactRestart : public ::testing::TestWithParam<std::string> {};
+// (precision, backend): each case on both backends (backends.hpp), in double and in float.
+class ExactRestart : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  void SetUp() override {
+    if (backend() == "cuda") PARDYN_SKIP_WITHOUT_GPU();
+  }
+  const std::string& precision() const { return std::get<0>(GetParam()); }
+  const std::string& backend() const { return std::get<1>(GetParam()); }
+};
 
-TEST_P(ExactRestart, EveryIntegratorWithThermostatsOnTheCpu) {
-  for (const auto& c : integrator_cases(GetParam())) check_case(c, "cpu");
+TEST_P(ExactRestart, EveryIntegratorWithThermostats) {
+  for (const auto& c : integrator_cases(precision())) check_case(c, backend());
 }
-TEST_P(ExactRestart, TreeAndFarZonesOnTheCpu) {
-  for (const auto& c : scheme_cases(GetParam())) check_case(c, "cpu");
+TEST_P(ExactRestart, TreeAndFarZones) {
+  for (const auto& c : scheme_cases(precision())) check_case(c, backend());
 }
-TEST_P(ExactRestart, FormulaLawOnTheCpu) { check_case(formula_case(GetParam()), "cpu"); }
-TEST_P(ExactRestart, EveryIntegratorWithThermostatsOnTheGpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  for (const auto& c : integrator_cases(GetParam())) check_case(c, "cuda");
-}
-TEST_P(ExactRestart, TreeAndFarZonesOnTheGpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  for (const auto& c : scheme_cases(GetParam())) check_case(c, "cuda");
-}
-INSTANTIATE_TEST_SUITE_P(Precisions, ExactRestart, ::testing::Values("double", "float"));
+INSTANTIATE_TEST_SUITE_P(Precisions, ExactRestart,
+                         ::testing::Combine(::testing::Values("double", "float"), test::backends()),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                         });
+
+// The formula law, on the CPU only (it had no GPU restart case before either).
+class ExactRestartFormula : public ::testing::TestWithParam<std::string> {};
+TEST_P(ExactRestartFormula, FormulaLawOnTheCpu) { check_case(formula_case(GetParam()), "cpu"); }
+INSTANTIATE_TEST_SUITE_P(Precisions, ExactRestartFormula, ::testing::Values("double", "float"));
 
 // How often energies are computed (thermo and progress intervals) must not change the trajectory:
 // a resumed run may observe at other steps than the run it continues.
-TEST(Checkpoint, ObservingMoreOftenDoesNotChangeTheTrajectory) {
-  for (const std::string backend : {"cpu", "cuda"}) {
-    if (backend == "cuda" && !have_gpu()) continue;
-    for (const auto& c : {integrator_cases("float")[0], integrator_cases("double")[5],
-                          scheme_cases("float")[0], scheme_cases("double")[1]}) {
-      const std::string dir = test::scratch_dir("observe-" + c.name + "-" + backend);
-      const std::string rare = "[simulation]\nsteps = 30\nbackend = \"" + backend +
-                               "\"\nprogress_interval = 1000\n" + c.toml;
-      std::string often = rare;
-      often.replace(often.find("progress_interval = 1000"), 24, "progress_interval = 1   ");
-      const Outcome a = run(dir + "/rare", rare);
-      const Outcome b = run(dir + "/often", often);
-      expect_same(a.particles, b.particles, c.name + " on " + backend);
-    }
+class CheckpointRun : public test::BackendRun {};
+PARDYN_INSTANTIATE_BACKENDS(CheckpointRun);
+
+TEST_P(CheckpointRun, ObservingMoreOftenDoesNotChangeTheTrajectory) {
+  const std::string& backend = test::backend();
+  for (const auto& c : {integrator_cases("float")[0], integrator_cases("double")[5],
+                        scheme_cases("float")[0], scheme_cases("double")[1]}) {
+    const std::string dir = test::scratch_dir("observe-" + c.name + "-" + backend);
+    const std::string rare = "[simulation]\nsteps = 30\nbackend = \"" + backend +
+                             "\"\nprogress_interval = 1000\n" + c.toml;
+    std::string often = rare;
+    often.replace(often.find("progress_interval = 1000"), 24, "progress_interval = 1   ");
+    const Outcome a = run(dir + "/rare", rare);
+    const Outcome b = run(dir + "/often", often);
+    expect_same(a.particles, b.particles, c.name + " on " + backend);
   }
 }
 

@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 
-#include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
@@ -95,16 +94,13 @@ void check(const std::string& backend, int dim) {
 
 }  // namespace
 
-TEST(Clusters, FindsKnownDropletsOnTheCpu) {
-  check("cpu", 2);
-  check("cpu", 3);
-}
+// The droplets and the histogram once on the CPU and once on the GPU (backends.hpp).
+class ClustersRun : public test::BackendRun {};
+PARDYN_INSTANTIATE_BACKENDS(ClustersRun);
 
-TEST(Clusters, FindsKnownDropletsOnTheGpu) {
-  if (cuda::device_count() == 0)
-    GTEST_SKIP() << "no CUDA device: the GPU clusters test did not run";
-  check("cuda", 2);
-  check("cuda", 3);
+TEST_P(ClustersRun, FindsKnownDroplets) {
+  check(test::backend(), 2);
+  check(test::backend(), 3);
 }
 
 TEST(Clusters, WritesThermoColumnsAndFrameLabels) {
@@ -174,12 +170,7 @@ void check_histogram(const std::string& backend) {
 
 }  // namespace
 
-TEST(Clusters, WritesTheSizeHistogramOnTheCpu) { check_histogram("cpu"); }
-
-TEST(Clusters, WritesTheSizeHistogramOnTheGpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU histogram did not run";
-  check_histogram("cuda");
-}
+TEST_P(ClustersRun, WritesTheSizeHistogram) { check_histogram(test::backend()); }
 
 namespace {
 
@@ -219,7 +210,7 @@ GasClusters gas_clusters(const std::string& backend) {
 // The GPU's union-find (concurrent hooks, then every slot pointed at its root) finds the CPU's
 // clusters: the same counts and the same particles in each (ids may differ between equal sizes).
 TEST(Clusters, GpuFindsTheCpusClustersInARandomGas) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU comparison did not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   const GasClusters cpu = gas_clusters("cpu"), gpu = gas_clusters("cuda");
   EXPECT_GT(cpu.columns[0], 100.0) << "too few clusters for the test to show anything";
   for (int c = 0; c < 3; ++c) EXPECT_EQ(gpu.columns[c], cpu.columns[c]) << "thermo column " << c;

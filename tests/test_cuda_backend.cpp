@@ -19,11 +19,6 @@
 
 using namespace pardyn;
 
-#define PARDYN_REQUIRE_GPU()                                                                    \
-  do {                                                                                          \
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA backend test not run"; \
-  } while (0)
-
 namespace {
 
 struct Combo {
@@ -273,7 +268,7 @@ TEST(CudaBackendSelection, CudaWithoutDeviceIsAClearError) {
 // GPU.
 
 TEST(CudaBackend, DeviceInfoIsSane) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   const cuda::DeviceInfo d = cuda::device_info();
   EXPECT_FALSE(d.name.empty());
   EXPECT_GE(d.cc_major, 5);
@@ -293,7 +288,7 @@ TEST(CudaBackend, DeviceInfoIsSane) {
 }
 
 TEST(CudaBackend, UploadDownloadIsExact) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   for (const Combo& c : kCombos) {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(300007)}) {
       SCOPED_TRACE(name(c) + ", n = " + std::to_string(n));
@@ -323,7 +318,7 @@ TEST(CudaBackend, UploadDownloadIsExact) {
 }
 
 TEST(CudaBackend, ResizeKeepsParticles) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   const HostParticles hp = random_particles(3, 5000, 5);
   ParticleStore gpu(3, Precision::Double, cuda::device_memory());
   gpu.upload(hp);
@@ -336,7 +331,7 @@ TEST(CudaBackend, ResizeKeepsParticles) {
 }
 
 TEST(CudaMemory, LargeCopiesThroughStagingAreExact) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   MemoryResource& m = cuda::device_memory();
   // Sizes around the staging thresholds: below them, at them, and split over several host threads
   // with a tail that fills no whole chunk.
@@ -361,7 +356,7 @@ TEST(CudaMemory, LargeCopiesThroughStagingAreExact) {
 }
 
 TEST(CudaMemory, AbsurdAllocationSaysOutOfMemory) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   const std::size_t pib = std::size_t(1) << 50;
   try {
     cuda::device_memory().allocate(pib);
@@ -384,7 +379,7 @@ TEST(CudaMemory, AbsurdAllocationSaysOutOfMemory) {
 }
 
 TEST(CudaMemory, ScratchGrowsAndNeverShrinks) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   void* a = cuda::scratch(100);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(cuda::scratch(50), a);
@@ -397,7 +392,7 @@ TEST(CudaMemory, ScratchGrowsAndNeverShrinks) {
 }
 
 TEST(CudaOps, ElementwiseMatchesCpu) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   auto cpu_ops = make_cpu_ops();
   auto gpu_ops = cuda::make_ops();
   Box box;
@@ -448,7 +443,7 @@ TEST(CudaOps, ElementwiseMatchesCpu) {
 }
 
 TEST(CudaOps, ReduceMatchesCpu) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   auto cpu_ops = make_cpu_ops();
   auto gpu_ops = cuda::make_ops();
   for (const Combo& c : kCombos) {
@@ -469,7 +464,7 @@ TEST(CudaOps, ReduceMatchesCpu) {
 }
 
 TEST(CudaOps, ReduceOfEmptyStore) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   ParticleStore gpu(3, Precision::Double, cuda::device_memory());
   const Reductions r = cuda::make_ops()->reduce(gpu);
   EXPECT_EQ(r.n, 0u);
@@ -478,7 +473,7 @@ TEST(CudaOps, ReduceOfEmptyStore) {
 }
 
 TEST(CudaOps, ReduceIsDeterministic) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   auto ops = cuda::make_ops();
   Stores p = make_stores({3, Precision::Double}, 1000003, 41);
   const Reductions a = ops->reduce(*p.gpu);
@@ -497,7 +492,7 @@ TEST(CudaOps, ReduceIsDeterministic) {
 }
 
 TEST(CudaOps, FiniteFlagCatchesOneBadValue) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   auto ops = cuda::make_ops();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -523,6 +518,6 @@ TEST(CudaOps, FiniteFlagCatchesOneBadValue) {
 }
 
 TEST(CudaOps, SynchronizeSucceedsWhenIdle) {
-  PARDYN_REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   EXPECT_NO_THROW(cuda::synchronize("an idle device"));
 }

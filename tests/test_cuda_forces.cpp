@@ -19,9 +19,6 @@ using namespace pardyn;
 
 namespace {
 
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run"
-
 using conformance::Forces;
 
 HostParticles random_particles(int dim, std::size_t n, unsigned seed, double extent) {
@@ -113,7 +110,7 @@ void check_case(const Case& c) {
 }  // namespace
 
 TEST(CudaForces, GravityMatchesCpu) {
-  REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   // sizes: one ragged block; split into several chunks; many chunks with a ragged last tile
   for (std::size_t n : {100, 4096, 33333})
     for (int dim : {2, 3}) check_case({"gravity", "eps = 0.01", dim, n, false});
@@ -122,13 +119,13 @@ TEST(CudaForces, GravityMatchesCpu) {
 }
 
 TEST(CudaForces, LogMatchesCpu) {
-  REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   for (std::size_t n : {100, 4096, 33333}) check_case({"log", "eps = 0.01", 2, n, false});
   check_case({"log", "eps = 0.02\nr0 = 0.5", 2, 7000, true});
 }
 
 TEST(CudaForces, CutoffLawMatchesCpu) {
-  REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   // An out-of-tree plugin with GPU code and a cut-off (tests/plugins/test_spring.hpp): only pairs
   // closer than rcut interact, in an open and in a periodic box.
   Registry reg;
@@ -169,7 +166,7 @@ TEST(CudaForces, CutoffLawMatchesCpu) {
 }
 
 TEST(CudaForces, PluginWithoutCodeForThisGpuIsRefused) {
-  REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   if (cuda::archs_run_on("70-real", cuda::device_info().cc_major, cuda::device_info().cc_minor))
     GTEST_SKIP() << "this GPU runs sm_70 code: the refusal cannot be shown here";
   Registry reg;
@@ -193,7 +190,7 @@ TEST(CudaForces, PluginWithoutCodeForThisGpuIsRefused) {
 }
 
 TEST(CudaForces, SplitAndUnsplitSourcesAgree) {
-  REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   const HostParticles hp = random_particles(3, 20000, 5, 1.0);
   Box box;
   std::vector<Forces> out;
@@ -209,7 +206,7 @@ TEST(CudaForces, SplitAndUnsplitSourcesAgree) {
 }
 
 TEST(CudaForces, WholeRunsAgreeWithCpu) {
-  REQUIRE_GPU();
+  PARDYN_SKIP_WITHOUT_GPU();
   const std::string dir = test::scratch_dir("run");
   std::ofstream(dir + "/s.toml") << R"(
 [simulation]
@@ -309,10 +306,12 @@ Forces block_forces(Backend backend, const std::string& potential, const std::st
 
 // The all-pairs ring's block kernel: forces of external sources (counts that leave a ragged last
 // tile, and a block larger than the targets) equal all-pairs forces of the union less those of the
-// targets alone, on the CPU and the GPU, in double.
-TEST(CudaForces, SourceBlockEqualsAllPairsOfTheUnion) {
-  const bool gpu = cuda::device_count() > 0;
-  if (!gpu) std::printf("  no CUDA device: only the CPU half of this test runs\n");
+// targets alone, on each backend (backends.hpp), in double.
+class SourceBlockRun : public test::BackendRun {};
+PARDYN_INSTANTIATE_BACKENDS(SourceBlockRun);
+
+TEST_P(SourceBlockRun, EqualsAllPairsOfTheUnion) {
+  const Backend b = test::backend_kind();
   struct C {
     const char* pot;
     const char* params;
@@ -349,18 +348,15 @@ TEST(CudaForces, SourceBlockEqualsAllPairsOfTheUnion) {
         want.epot[i] = whole.hp.epot[i] - alone.hp.epot[i];
         want.virial[i] = whole.hp.virial[i] - alone.hp.virial[i];
       }
-      for (Backend b : {Backend::Cpu, Backend::Cuda}) {
-        if (b == Backend::Cuda && !gpu) continue;
-        const Forces got = block_forces(b, c.pot, c.params, t, src, box);
-        const std::string what = std::string(c.pot) + " targets " + std::to_string(nt) +
-                                 (b == Backend::Cuda ? " cuda" : " cpu");
-        const Error2 ea = compare(got.hp.a, want.a, c.dim);
-        const std::vector<double> ge[1] = {got.hp.epot}, re[1] = {want.epot};
-        const std::vector<double> gv[1] = {got.hp.virial}, rv[1] = {want.virial};
-        EXPECT_LT(ea.max, 1e-11) << what;
-        EXPECT_LT(compare(ge, re, 1).max, 1e-11) << what;
-        EXPECT_LT(compare(gv, rv, 1).max, 1e-11) << what;
-      }
+      const Forces got = block_forces(b, c.pot, c.params, t, src, box);
+      const std::string what = std::string(c.pot) + " targets " + std::to_string(nt) +
+                               (b == Backend::Cuda ? " cuda" : " cpu");
+      const Error2 ea = compare(got.hp.a, want.a, c.dim);
+      const std::vector<double> ge[1] = {got.hp.epot}, re[1] = {want.epot};
+      const std::vector<double> gv[1] = {got.hp.virial}, rv[1] = {want.virial};
+      EXPECT_LT(ea.max, 1e-11) << what;
+      EXPECT_LT(compare(ge, re, 1).max, 1e-11) << what;
+      EXPECT_LT(compare(gv, rv, 1).max, 1e-11) << what;
     }
   }
 }

@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "pardyn/cuda.hpp"
 #include "pardyn/plugin.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
@@ -272,7 +271,7 @@ std::string data_file(const DumpFrame& f, int dim, bool full) {
 
 // The writers run on the backend's host copies: a CUDA run (the particles copied from the GPU)
 // must write the same files, read back as exactly.
-void round_trip(int dim, bool names, const std::string& backend = "cpu") {
+void round_trip(int dim, bool names, const std::string& backend) {
   const Run run = run_scenario(dim, names, backend);
   ASSERT_EQ(run.seen.size(), 5u);  // steps 0, 50, ..., 200
   const HostParticles& last = run.seen.back().p;
@@ -391,13 +390,12 @@ void round_trip(int dim, bool names, const std::string& backend = "cpu") {
               last, true, "lammps_data full, style given");
 }
 
-TEST(FormatsRoundTrip, ThreeDimensionsWithNames) { round_trip(3, true); }
-TEST(FormatsRoundTrip, TwoDimensionsWithTypeNumbers) { round_trip(2, false); }
-TEST(FormatsRoundTrip, BothDimensionsOnTheGpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the GPU round trip did not run";
-  round_trip(3, true, "cuda");
-  round_trip(2, false, "cuda");
-}
+// Written by a run on each backend (backends.hpp), read back on the host.
+class FormatsRoundTripRun : public test::BackendRun {};
+PARDYN_INSTANTIATE_BACKENDS(FormatsRoundTripRun);
+
+TEST_P(FormatsRoundTripRun, ThreeDimensionsWithNames) { round_trip(3, true, test::backend()); }
+TEST_P(FormatsRoundTripRun, TwoDimensionsWithTypeNumbers) { round_trip(2, false, test::backend()); }
 
 // -------------------------------------------------------------------------------------------------
 // The xyz generator on files other programs write.

@@ -198,13 +198,12 @@ double hermite5(double t0, double t1, double x0, double v0, double a0, double x1
   return h0 * x0 + h * h1 * v0 + h * h * h2 * a0 + h * h * h3 * a1 + h * h4 * v1 + h5 * x1;
 }
 
-// Runs each test once on the CPU and once on the GPU (support.hpp); runs use test::backend().
+// Runs each test once on the CPU and once on the GPU (backends.hpp); runs use test::backend().
 class IntegratorRun : public test::BackendRun {};
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Backends, IntegratorRun, ::testing::Values("cpu", "cuda"),
-                         [](const auto& info) { return std::string(info.param); });
+PARDYN_INSTANTIATE_BACKENDS(IntegratorRun);
 
 // 1. The slope of log(position error after one period) against log(dt) is the method's order.
 // The step counts are where each method is in its asymptotic regime on this orbit (e = 0.5) and its

@@ -4,9 +4,9 @@
 // (https://mmlapps.nist.gov/srs/LJ_PURE/mc.htm, reached from
 // https://www.nist.gov/mml/csd/chemical-informatics-group/lennard-jones-fluid-properties):
 // 500 particles, LJ potential truncated (not shifted) at 3.0 sigma, with analytic long-range
-// corrections, T* = 0.85. The numbers below are that table's, as quoted with the same URL by the
-// HOOMD-blue validation suite (hoomd/md/pytest/test_lj_equation_of_state.py):
-//   rho* = 0.86:  U/N = -6.0305 (standard deviation 2.38e-3),  P* = 1.2660 (1.36e-2).
+// corrections, T* = 0.85, rho* = 0.86. The numbers are that table's, as quoted with the same URL by
+// the HOOMD-blue validation suite (hoomd/md/pytest/test_lj_equation_of_state.py), in
+// tests/data/lj_nist_srsw.csv.
 //
 // Like with like: the NIST energies and pressures include the analytic long-range (tail)
 // corrections for g(r) = 1 beyond rc,
@@ -32,7 +32,6 @@
 #include <vector>
 
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
 #include "pardyn/app/simulation.hpp"
 #include "support.hpp"
 
@@ -74,8 +73,7 @@ using Variant = std::pair<std::string, std::string>;
 class LjReference : public ::testing::TestWithParam<Variant> {
  protected:
   void SetUp() override {
-    if (GetParam().first == "cuda" && cuda::device_count() == 0)
-      GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
+    if (GetParam().first == "cuda") PARDYN_SKIP_WITHOUT_GPU();
     if (!test::probe_registry().find(PluginKind::Potential, "lennard_jones"))
       GTEST_SKIP() << "the lennard_jones plugin is not built";
   }
@@ -94,10 +92,14 @@ INSTANTIATE_TEST_SUITE_P(Backends, LjReference,
 TEST_P(LjReference, NistMonteCarloStatePointT085Rho086) {
   const std::string backend = GetParam().first, thermostat = GetParam().second;
   // NIST SRSW NVT-MC, T* = 0.85, rho* = 0.86 (see the top of this file).
-  const double T0 = 0.85, rho = 0.86, U_nist = -6.0305, sU_nist = 2.38e-3, P_nist = 1.2660,
-               sP_nist = 1.36e-2;
+  const test::Table nist = test::read_table(test::data_file("lj_nist_srsw.csv"));
+  ASSERT_EQ(nist.rows.size(), 1u);
+  const std::vector<double>& ref = nist.rows[0];
+  const double T0 = ref[nist.col("T")], rho = ref[nist.col("rho")];
+  const double U_nist = ref[nist.col("U_per_N")], sU_nist = ref[nist.col("sd_U_per_N")];
+  const double P_nist = ref[nist.col("P")], sP_nist = ref[nist.col("sd_P")];
   const int N = 500;  // fcc, 5 x 5 x 5 cells
-  const double rc = 3.0, L = std::cbrt(N / rho);
+  const double rc = ref[nist.col("rc")], L = std::cbrt(N / rho);
   const double dt = 0.005, melt_end = 2.0, quench_end = 3.0, average_from = 8.0, end = 38.0;
   // Langevin's friction 1/tau slows diffusion (and so sampling): a weaker coupling than Bussi's.
   const double tau = thermostat == "langevin" ? 0.5 : 0.1;

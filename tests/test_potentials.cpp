@@ -65,15 +65,25 @@ HostParticles jittered_lattice(int dim, int per_side, double a, double jitter, u
   return hp;
 }
 
-double lj(double eps, double sigma, double r) {
-  const double s6 = std::pow(sigma / r, 6);
-  return 4 * eps * (s6 * s6 - s6);
+// The unshifted 12-6 pair's U and -dU/dr / r at the points these tests use, from
+// tests/data/lennard_jones_pairs.csv (written by tests/laws/make_reference.py from the formula).
+// A point not in the file is a test failure (NaN).
+struct LjPair {
+  double U, fdivr;
+};
+LjPair lj_pair(double eps, double sigma, double r) {
+  static const test::Table table = test::read_table(test::data_file("lennard_jones_pairs.csv"));
+  auto same = [](double a, double b) { return std::fabs(a - b) <= 1e-15 * std::fabs(b); };
+  for (const auto& row : table.rows)
+    if (same(row[table.col("epsilon")], eps) && same(row[table.col("sigma")], sigma) &&
+        same(row[table.col("r")], r))
+      return {row[table.col("U")], row[table.col("fdivr")]};
+  ADD_FAILURE() << "no row for epsilon = " << eps << ", sigma = " << sigma << ", r = " << r
+                << " in lennard_jones_pairs.csv (tests/laws/make_reference.py)";
+  return {std::nan(""), std::nan("")};
 }
-// -dU/dr / r of 12-6 LJ.
-double lj_fdivr(double eps, double sigma, double r) {
-  const double s6 = std::pow(sigma / r, 6);
-  return 24 * eps * (2 * s6 * s6 - s6) / (r * r);
-}
+double lj(double eps, double sigma, double r) { return lj_pair(eps, sigma, r).U; }
+double lj_fdivr(double eps, double sigma, double r) { return lj_pair(eps, sigma, r).fdivr; }
 
 // Checks m_i a_i = -dU/dx_i by central differences for a few particles.
 void expect_gradient(const std::string& law, const std::string& params, const HostParticles& hp,
@@ -719,7 +729,7 @@ void expect_cuda_matches_cpu(const std::string& law, const std::string& params,
 }  // namespace
 
 TEST(PotentialsCuda, PairLawsMatchCpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (int dim : {2, 3}) {
     // spacing 9/8: the box sides are exact in float too, so both precisions wrap alike
     const int side = dim == 3 ? 12 : 40;
@@ -738,7 +748,7 @@ TEST(PotentialsCuda, PairLawsMatchCpu) {
 }
 
 TEST(PotentialsCuda, ExternalLawsMatchCpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (int dim : {2, 3}) {
     const int side = dim == 3 ? 12 : 40;
     const HostParticles hp = jittered_lattice(dim, side, 1.0, 0.45, 43 + dim);
@@ -751,7 +761,7 @@ TEST(PotentialsCuda, ExternalLawsMatchCpu) {
 }
 
 TEST(PotentialsCuda, WalledGasRunKeepsParticlesIn) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   // The same gas under gravity on both backends: the trajectories part ways (chaos) but the energy
   // error of each is leapfrog's, of the same size.
   for (const char* mode : {"mirror", "flip"}) {

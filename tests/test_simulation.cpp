@@ -61,13 +61,12 @@ std::string two_body(const std::string& integrator, int steps_per_period, int pe
          "\"\ndt = " + fmt17(dt) + "\n[[output]]\ntype = \"thermo\"\ninterval = 100\n";
 }
 
-// Runs each test once on the CPU and once on the GPU (support.hpp); runs use test::backend().
+// Runs each test once on the CPU and once on the GPU (backends.hpp); runs use test::backend().
 class SimulationRun : public test::BackendRun {};
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Backends, SimulationRun, ::testing::Values("cpu", "cuda"),
-                         [](const auto& info) { return std::string(info.param); });
+PARDYN_INSTANTIATE_BACKENDS(SimulationRun);
 
 TEST_P(SimulationRun, TwoBodyCircularOrbitClosesAfterOnePeriod) {
   for (int dim : {2, 3}) {

@@ -90,7 +90,7 @@ TEST(StateVectors, CombinationAndErrorNormOnTheCpu) {
 }
 
 TEST(StateVectors, CudaMatchesCpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: CUDA test not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (Precision prec : {Precision::Float, Precision::Double})
     for (int dim : {2, 3}) {
       const std::size_t n = 100003;

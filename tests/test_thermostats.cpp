@@ -108,13 +108,12 @@ BlockStats block_stats(const std::vector<double>& x, std::size_t blocks) {
   return s;
 }
 
-// Runs each test once on the CPU and once on the GPU (support.hpp); runs use test::backend().
+// Runs each test once on the CPU and once on the GPU (backends.hpp); runs use test::backend().
 class ThermostatRun : public test::BackendRun {};
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Backends, ThermostatRun, ::testing::Values("cpu", "cuda"),
-                         [](const auto& info) { return std::string(info.param); });
+PARDYN_INSTANTIATE_BACKENDS(ThermostatRun);
 
 // Berendsen on an ideal gas: T_{n+1} = T_n lambda^2 = T_n + h/tau (T0 - T_n) exactly, so
 // T_n = T0 + (T_i - T0)(1 - h/tau)^n; and, the scaling being deterministic, the kinetic energy does
@@ -247,7 +246,7 @@ TEST_P(ThermostatRun, TheMeanTemperatureRelaxesAtTheDocumentedRate) {
 // The same seed gives the same trajectory on the CPU and on the GPU: Langevin's noise is
 // counter-based per (seed, step, particle, axis), Bussi's per (seed, step).
 TEST(Thermostats, LangevinAndBussiAreTheSameOnCpuAndCuda) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device: the comparison did not run";
+  PARDYN_SKIP_WITHOUT_GPU();
   for (const char* type : {"langevin", "velocity_rescale"}) {
     GasRun g;
     g.modifier = std::string("type = \"") + type + "\"\ntemperature = 0.5\ntau = 0.05\n";

@@ -46,8 +46,6 @@ std::string tree_params(double theta, bool quad, int leaf = 16) {
          "\nleaf_size = " + std::to_string(leaf);
 }
 
-bool have_gpu() { return cuda::device_count() > 0; }
-
 }  // namespace
 
 // The documented bounds (docs/tree.md): a Plummer sphere, theta = 0.5, double.
@@ -333,7 +331,7 @@ TEST(Tree, PlummerRunConservesEnergy) {
 
 // The GPU tree: same bounds against all-pairs, float and double, 2D and 3D.
 TEST(Tree, CudaWithinDocumentedBounds) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   const HostParticles hp = plummer(20000, 3);
   const Result ref = forces(hp, "gravity", "eps = 0.01", "all_pairs", "", Precision::Double);
   for (Precision prec : {Precision::Double, Precision::Float}) {
@@ -364,7 +362,7 @@ TEST(Tree, CudaWithinDocumentedBounds) {
 // CPU and GPU build the same tree, groups and interaction lists: in double their forces, energies
 // and virials agree to rounding (only the order of the sums differs).
 TEST(Tree, CudaMatchesCpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   const HostParticles p3 = plummer(20000, 6), p2 = disk2d(20000, 6);
   for (const HostParticles* hp : {&p3, &p2}) {
     const std::string law = hp->dim == 3 ? "gravity" : "log";
@@ -383,7 +381,7 @@ TEST(Tree, CudaMatchesCpu) {
 // Laws with a short-range part on the GPU: the same trees and lists as the CPU (double, to
 // rounding), and float within the CPU's bounds.
 TEST(Tree, CudaShortRangeLawsMatchCpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  PARDYN_SKIP_WITHOUT_GPU();
   load_sticky();
   for (const ShortCase& c : kShortCases) {
     const HostParticles hp = short_case_system(c);

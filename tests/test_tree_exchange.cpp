@@ -24,7 +24,6 @@ using parallel::Region;
 
 namespace {
 
-bool have_gpu() { return cuda::device_count() > 0; }
 MemoryResource& memory_of(Backend b) {
   return b == Backend::Cuda ? cuda::device_memory() : host_memory();
 }
@@ -243,49 +242,46 @@ const Case kCases[] = {{3, true, Precision::Double}, {3, false, Precision::Doubl
 
 }  // namespace
 
-TEST(TreeExchange, SourcesMatchTheHostReference) {
-  for (const Case& c : kCases) let_matches_reference(c, Backend::Cpu);
-}
+// Each test once with the trees on the CPU and once on the GPU (backends.hpp).
+class TreeExchangeRun : public test::BackendRun {};
+PARDYN_INSTANTIATE_BACKENDS(TreeExchangeRun);
 
-TEST(TreeExchange, SourcesMatchTheHostReferenceOnTheGpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  for (const Case& c : kCases) let_matches_reference(c, Backend::Cuda);
+TEST_P(TreeExchangeRun, SourcesMatchTheHostReference) {
+  for (const Case& c : kCases) let_matches_reference(c, test::backend_kind());
 }
 
 // A region's boxes: at most kRegionBoxes in depth-first pre-order (each box's subtree ends at its
 // skip index, inside its parent's), and every particle inside some leaf box.
-TEST(TreeExchange, RegionHoldsEveryParticle) {
-  for (Backend b : {Backend::Cpu, Backend::Cuda}) {
-    if (b == Backend::Cuda && !have_gpu()) continue;
-    for (int dim : {2, 3}) {
-      const HostParticles hp = halves(dim, 40000, 3)[0];
-      ParticleStore s(dim, Precision::Double, memory_of(b));
-      s.upload(hp);
-      TreeBuilder builder;
-      builder.build(s, TreeOptions{});
-      Region r;
-      parallel::TreeLet().region(builder.tree(), r);
-      ASSERT_GT(r.count, 64) << dim << "D";
-      ASSERT_LE(r.count, parallel::kRegionBoxes);
-      EXPECT_EQ(r.box[0].skip, r.count);
-      for (int k = 0; k < r.count; ++k) {
-        EXPECT_GT(r.box[k].skip, k);
-        EXPECT_LE(r.box[k].skip, r.count);
-        if (r.box[k].leaf) {
-          EXPECT_EQ(r.box[k].skip, k + 1);
-        }
+TEST_P(TreeExchangeRun, RegionHoldsEveryParticle) {
+  const Backend b = test::backend_kind();
+  for (int dim : {2, 3}) {
+    const HostParticles hp = halves(dim, 40000, 3)[0];
+    ParticleStore s(dim, Precision::Double, memory_of(b));
+    s.upload(hp);
+    TreeBuilder builder;
+    builder.build(s, TreeOptions{});
+    Region r;
+    parallel::TreeLet().region(builder.tree(), r);
+    ASSERT_GT(r.count, 64) << dim << "D";
+    ASSERT_LE(r.count, parallel::kRegionBoxes);
+    EXPECT_EQ(r.box[0].skip, r.count);
+    for (int k = 0; k < r.count; ++k) {
+      EXPECT_GT(r.box[k].skip, k);
+      EXPECT_LE(r.box[k].skip, r.count);
+      if (r.box[k].leaf) {
+        EXPECT_EQ(r.box[k].skip, k + 1);
       }
-      std::size_t outside = 0;
-      for (std::size_t i = 0; i < hp.size(); ++i) {
-        const double x[3] = {hp.x[0][i], hp.x[1][i], dim == 3 ? hp.x[2][i] : 0.0};
-        bool in = false;
-        for (int k = 0; k < r.count && !in; ++k)
-          in = r.box[k].leaf && tree_detail::box_dist2<3>(x, r.box[k].centre, r.box[k].half) <
-                                    1e-24;  // inside, up to the rounding of centre and half
-        outside += in ? 0 : 1;
-      }
-      EXPECT_EQ(outside, 0u) << dim << "D " << to_string(b);
     }
+    std::size_t outside = 0;
+    for (std::size_t i = 0; i < hp.size(); ++i) {
+      const double x[3] = {hp.x[0][i], hp.x[1][i], dim == 3 ? hp.x[2][i] : 0.0};
+      bool in = false;
+      for (int k = 0; k < r.count && !in; ++k)
+        in = r.box[k].leaf && tree_detail::box_dist2<3>(x, r.box[k].centre, r.box[k].half) <
+                                  1e-24;  // inside, up to the rounding of centre and half
+      outside += in ? 0 : 1;
+    }
+    EXPECT_EQ(outside, 0u) << dim << "D " << to_string(b);
   }
 }
 
@@ -408,11 +404,6 @@ void split_matches_merged(Backend b) {
 
 }  // namespace
 
-TEST(TreeExchange, SourcesTreeWalkedByOwnGroupsMatchesTheMergedTree) {
-  split_matches_merged(Backend::Cpu);
-}
-
-TEST(TreeExchange, SourcesTreeWalkedByOwnGroupsMatchesTheMergedTreeOnTheGpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  split_matches_merged(Backend::Cuda);
+TEST_P(TreeExchangeRun, SourcesTreeWalkedByOwnGroupsMatchesTheMergedTree) {
+  split_matches_merged(test::backend_kind());
 }

@@ -162,6 +162,39 @@ struct LennardJones {
   }
 };
 
+namespace lj_detail {
+
+// One entry of `pairs`: "i j epsilon sigma [rcut]".
+struct PairSpec {
+  int i, j;
+  double eps, sig, rc;
+  bool has_rc;
+};
+
+inline PairSpec parse_pair(const std::string& line, const std::string& where) {
+  std::istringstream in(line);
+  PairSpec ps{};
+  double rc;
+  const auto bad = [&](const std::string& why) {
+    return Error(
+        where + ": pairs entry \"" + line + "\" " + why +
+        "; write \"i j epsilon sigma\" or \"i j epsilon sigma rcut\", e.g. \"0 1 1.5 0.8\"");
+  };
+  if (!(in >> ps.i >> ps.j >> ps.eps >> ps.sig)) throw bad("is not four or five numbers");
+  ps.has_rc = bool(in >> rc);
+  ps.rc = ps.has_rc ? rc : 0;
+  std::string rest;
+  if (in >> rest) throw bad("has more than five fields");
+  const int max_types = LennardJones::kMaxTypes;
+  if (ps.i < 0 || ps.j < 0 || ps.i >= max_types || ps.j >= max_types)
+    throw bad("names a type outside 0.." + std::to_string(max_types - 1));
+  if (ps.eps < 0 || !(ps.sig > 0) || (ps.has_rc && !(ps.rc > 0)))
+    throw bad("needs epsilon >= 0, sigma > 0 and rcut > 0");
+  return ps;
+}
+
+}  // namespace lj_detail
+
 inline LennardJones::Params LennardJones::Params::from(const ParamSet& p) {
   const auto& te = p.reals("type_epsilon");
   const auto& ts = p.reals("type_sigma");
@@ -178,30 +211,9 @@ inline LennardJones::Params LennardJones::Params::from(const ParamSet& p) {
                   "(the same length, " +
                   std::to_string(types) + " here) or be empty");
 
-  struct PairSpec {
-    int i, j;
-    double eps, sig, rc;
-    bool has_rc;
-  };
-  std::vector<PairSpec> explicit_pairs;
+  std::vector<lj_detail::PairSpec> explicit_pairs;
   for (const auto& line : pairs) {
-    std::istringstream in(line);
-    PairSpec ps{};
-    double rc;
-    const auto bad = [&](const std::string& why) {
-      return Error(
-          where + ": pairs entry \"" + line + "\" " + why +
-          "; write \"i j epsilon sigma\" or \"i j epsilon sigma rcut\", e.g. \"0 1 1.5 0.8\"");
-    };
-    if (!(in >> ps.i >> ps.j >> ps.eps >> ps.sig)) throw bad("is not four or five numbers");
-    ps.has_rc = bool(in >> rc);
-    ps.rc = ps.has_rc ? rc : 0;
-    std::string rest;
-    if (in >> rest) throw bad("has more than five fields");
-    if (ps.i < 0 || ps.j < 0 || ps.i >= kMaxTypes || ps.j >= kMaxTypes)
-      throw bad("names a type outside 0.." + std::to_string(kMaxTypes - 1));
-    if (ps.eps < 0 || !(ps.sig > 0) || (ps.has_rc && !(ps.rc > 0)))
-      throw bad("needs epsilon >= 0, sigma > 0 and rcut > 0");
+    const lj_detail::PairSpec ps = lj_detail::parse_pair(line, where);
     types = std::max(types, std::size_t(std::max(ps.i, ps.j) + 1));
     explicit_pairs.push_back(ps);
   }

@@ -137,3 +137,19 @@ write(os.path.join(HERE, "table.csv"), "table",
       "the table tests/laws/table.table of U = k/2 (r^2 - rc^2), k = 1.5, rc = 2 (exact in r^2)",
       {"file": '"@PARDYN_SOURCE_DIR@/tests/laws/table.table"', "keyword": '"HARMONIC"'},
       (1.0, 1.0), [0.3, 0.5, 0.8, 1.0, 1.3, 1.7, 1.9, 1.99, 2.1, 3.0])
+
+# The unshifted 12-6 pair at the (epsilon, sigma, r) points test_potentials.cpp checks the
+# lennard_jones plugin at (its two-body, cut-off and mixing-rule tests): U and fdivr as above, with
+# no cut-off and no shift (the tests subtract U(rcut) themselves where they shift).
+with open(os.path.join(ROOT, "tests", "data", "lennard_jones_pairs.csv"), "w") as f:
+    f.write("# lennard_jones, unshifted: U = 4 eps [(sigma/r)^12 - (sigma/r)^6], "
+            "fdivr = 24 eps [2 (sigma/r)^12 - (sigma/r)^6] / r^2\n")
+    f.write("# written by tests/laws/make_reference.py; do not edit by hand; "
+            "read by tests/test_potentials.cpp\n")
+    f.write("epsilon,sigma,r,U,fdivr\n")
+    for eps, sig, r in [(1.3, 1.1, 1.5), (1.3, 1.1, 3.0),  # TwoBodyAnalytic: r and rcut
+                        (1.0, 1.0, 2.5 * (1 - 1e-12)), (1.0, 1.0, 2.5),  # just inside the cut-off
+                        (0.5, 1.2, 1.3), (0.25, 1.4, 1.3), (1.0, 1.0, 1.3),  # mixing rules
+                        (0.5, math.sqrt(1.4), 1.3), (0.7, 1.1, 1.3)]:
+        U, fdivr = lennard_jones(r, {"epsilon": eps, "sigma": sig, "rcut": math.inf}, (1.0, 1.0))
+        f.write(f"{eps!r},{sig!r},{r!r},{U!r},{fdivr!r}\n")

@@ -3,11 +3,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "pardyn/app/config.hpp"
-#include "pardyn/cuda.hpp"
 
 namespace pardyn::test {
 
@@ -41,6 +42,36 @@ std::string scratch_dir(const std::string& name) {
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();
+}
+
+int Table::col(const std::string& name) const {
+  for (std::size_t k = 0; k < head.size(); ++k)
+    if (head[k] == name) return int(k);
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+Table read_table(const std::string& path) {
+  Table t;
+  std::ifstream f(path);
+  EXPECT_TRUE(f.good()) << path;
+  std::string line;
+  while (std::getline(f, line) && !line.empty() && line[0] == '#') {}
+  if (line.empty()) return t;
+  std::stringstream hs(line);
+  for (std::string h; std::getline(hs, h, ',');) t.head.push_back(h);
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<double> row;
+    std::stringstream ls(line);
+    for (std::string v; std::getline(ls, v, ',');) row.push_back(std::strtod(v.c_str(), nullptr));
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+std::string data_file(const std::string& name) {
+  return (std::filesystem::path(PARDYN_SOURCE_DIR) / "tests" / "data" / name).string();
 }
 
 ParamSet params_for(PluginKind kind, const std::string& name, const std::string& overrides) {
@@ -122,19 +153,5 @@ ProbeScope::~ProbeScope() {
   delete g_probe;
   g_probe = nullptr;
 }
-
-namespace {
-std::string g_backend = "cpu";
-}  // namespace
-
-const std::string& backend() { return g_backend; }
-
-void BackendRun::SetUp() {
-  g_backend = GetParam();
-  if (g_backend == "cuda" && cuda::device_count() == 0)
-    GTEST_SKIP() << "no CUDA device: the CUDA run of this test did not run";
-}
-
-void BackendRun::TearDown() { g_backend = "cpu"; }
 
 }  // namespace pardyn::test

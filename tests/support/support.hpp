@@ -4,9 +4,11 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "backends.hpp"
 #include "pardyn/app/registry.hpp"
 
 namespace pardyn::test {
@@ -19,6 +21,18 @@ Registry& registry();
 // A fresh folder for a test's output, under $PARDYN_TEST_TMP (or /tmp), named after the running
 // test and `name`.
 std::string scratch_dir(const std::string& name);
+// A table of numbers from a CSV file: the header's column names and the rows; lines starting with '#'
+// are comments. A missing file is a test failure.
+struct Table {
+  std::vector<std::string> head;
+  std::vector<std::vector<double>> rows;
+  // The index of column `name` (a test failure, and 0, when there is none).
+  int col(const std::string& name) const;
+};
+Table read_table(const std::string& path);
+// The path of tests/data/NAME in the source tree: the reference values the tests compare with.
+std::string data_file(const std::string& name);
+
 // ParamSet with the schema's defaults, overridden by `overrides` (TOML syntax: "key = value" lines).
 ParamSet params_for(PluginKind kind, const std::string& name, const std::string& overrides = "");
 
@@ -37,20 +51,6 @@ class ProbeScope {
   ~ProbeScope();
   ProbeScope(const ProbeScope&) = delete;
   ProbeScope& operator=(const ProbeScope&) = delete;
-};
-
-// The backend a BackendRun test runs on ("cpu" or "cuda"; "cpu" outside such a test), for its
-// scenarios' simulation.backend.
-const std::string& backend();
-
-// Runs each test of a suite once on the CPU and once on the GPU (skipped, saying so, without one):
-//   class IntegratorRun : public test::BackendRun {};
-//   INSTANTIATE_TEST_SUITE_P(Backends, IntegratorRun, ::testing::Values("cpu", "cuda"), ...);
-// and the tests run their scenarios on test::backend().
-class BackendRun : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override;
-  void TearDown() override;
 };
 
 }  // namespace pardyn::test

@@ -195,6 +195,82 @@ struct Style {
 constexpr Style kAtomic{"atomic", 5, 1, 2};
 constexpr Style kFull{"full", 7, 2, 4};
 
+// What the sections give: the atoms, their velocities and the types' masses, with the header's
+// atom and type counts.
+struct Atom {
+  std::int64_t id;
+  std::int32_t type;
+  double x[3];
+  std::int32_t image[3];
+  std::size_t line;
+};
+struct Velocity {
+  std::int64_t id;
+  double v[3];
+  std::size_t line;
+};
+struct Sections {
+  std::size_t n = 0;
+  std::int64_t ntypes = 0;
+  std::vector<Atom> atom;
+  std::vector<Velocity> velocity;
+  std::vector<double> type_mass;
+};
+
+// The style of an Atoms section that names none, by the number of columns of its first line
+// (atomic 5 or 8, full 7 or 10).
+const Style* style_of_columns(const text::LineReader& r, std::size_t columns) {
+  if (columns == 5 || columns == 8) return &kAtomic;
+  if (columns == 7 || columns == 10) return &kFull;
+  r.fail(values(columns) +
+         ": neither atom style atomic (id type x y "
+         "z, 5 values, or 8 with image flags) nor full (id mol type q x y z, 7 or "
+         "10); "
+         "pardyn reads those two (set style = \"atomic\" or \"full\" to be told what "
+         "is wrong)");
+}
+
+// One line of the Atoms section: id, type, position and the image flags if given.
+Atom atom_line(const text::LineReader& r, const std::vector<std::string_view>& w,
+               const Style& style, std::int64_t ntypes, const GenerateContext& ctx) {
+  const int dim = ctx.dim;
+  const std::size_t c = std::size_t(style.columns);
+  if (w.size() != c && w.size() != c + 3)
+    r.fail(values(w.size()) + "; atom style " + style.name + " has " + std::to_string(c) + " (" +
+           (&style == &kAtomic ? "id type x y z" : "id mol type q x y z") + "), or " +
+           std::to_string(c + 3) + " with image flags ix iy iz");
+  Atom a{};
+  a.line = r.line();
+  a.id = r.integer(w[0], "atom id", 1, INT64_MAX);
+  a.type = std::int32_t(r.integer(w[std::size_t(style.type)], "atom type", 1, ntypes) - 1);
+  if (&style == &kFull) {
+    r.integer(w[1], "molecule id", 0, INT64_MAX);
+    r.real(w[3], "charge q");
+  }
+  for (int d = 0; d < 3; ++d) {
+    const std::string_view word = w[std::size_t(style.x + d)];
+    a.x[d] = r.real(word, std::string(1, "xyz"[d]));
+    if (d >= dim && a.x[d] != 0) r.fail("z = " + shown(word) + " in a 2D run; every z must be 0");
+  }
+  if (w.size() == c + 3) {
+    for (int d = 0; d < 3; ++d) {
+      const std::string_view word = w[c + std::size_t(d)];
+      const std::string flag = std::string("image flag i") + "xyz"[d];
+      a.image[d] =
+          std::int32_t(r.integer(word, flag, -(std::int64_t(1) << 30), std::int64_t(1) << 30));
+      if (a.image[d] == 0) continue;
+      if (d >= dim) r.fail(flag + " = " + shown(word) + " in a 2D run; it must be 0");
+      if (ctx.box && ctx.box->boundary[d] != Boundary::Periodic)
+        r.fail(flag + " = " + shown(word) + " but the scenario's " + "xyz"[d] + " axis is " +
+               to_string(ctx.box->boundary[d]) +
+               ", not periodic: the atom's unwrapped position lies outside the box; make "
+               "the axis periodic in [box], or write the data with unwrapped positions "
+               "and no image flags");
+    }
+  }
+  return a;
+}
+
 class LammpsData final : public Generator {
  public:
   LammpsData(const ParamSet& p, const RunInfo&)
@@ -204,16 +280,33 @@ class LammpsData final : public Generator {
         check_box_(p.boolean("check_box")) {}
 
   HostParticles generate(const GenerateContext& ctx) override {
-    const int dim = ctx.dim;
     text::LineReader r = source_.open(ctx.base_dir);
     Header h;
     read_header(r, h, false);
+    Sections s;
+    check_header(r, h, ctx, s);
+    while (!h.section.empty()) {
+      const std::string name = h.section;
+      const std::string style_hint = h.comment;
+      h.section.clear();
+      if (name == "Atoms") read_atoms(r, name, style_hint, ctx, h, s);
+      else if (name == "Velocities") read_velocities(r, name, ctx.dim, h, s);
+      else if (name == "Masses") read_masses(r, name, h, s);
+      else skip_section(r, name, h);
+    }
+    if (s.atom.empty())
+      r.fail_at(r.line(), "the file has no Atoms section (the header says " + std::to_string(s.n) +
+                              " atoms)");
+    return particles(r, ctx.dim, s);
+  }
+
+ private:
+  // The header's atom and type counts (s.n, s.ntypes) and its box, checked against the scenario's.
+  void check_header(const text::LineReader& r, Header& h, const GenerateContext& ctx,
+                    Sections& s) const {
+    const int dim = ctx.dim;
     auto& counts = h.counts;
     auto& count_line = h.count_line;
-    const text::FileCell& cell = h.cell;
-    const std::size_t* bounds_line = h.bounds_line;
-    std::string& section = h.section;
-    std::string& comment = h.comment;
     if (!counts.count("atoms"))
       r.fail_at(r.line(), "the header has no atom count (a line such as '32 atoms')");
     const std::int64_t atoms = counts["atoms"];
@@ -231,159 +324,100 @@ class LammpsData final : public Generator {
                                               std::to_string(kMaxTypes));
     counts["atom types pairs"] = ntypes * (ntypes + 1) / 2;
     if (check_box_ && ctx.box) {
-      const std::string why = text::cell_mismatch(cell, *ctx.box, dim);
+      const std::string why = text::cell_mismatch(h.cell, *ctx.box, dim);
       if (!why.empty()) {
         std::size_t at = 0;
-        for (int d = 0; d < dim; ++d) at = std::max(at, bounds_line[d]);
+        for (int d = 0; d < dim; ++d) at = std::max(at, h.bounds_line[d]);
         r.fail_at(at ? at : 1, why);
       }
     }
+    s.n = std::size_t(atoms);
+    s.ntypes = ntypes;
+  }
 
-    // --- sections ---
-    const std::size_t n = std::size_t(atoms);
-    struct Atom {
-      std::int64_t id;
-      std::int32_t type;
-      double x[3];
-      std::int32_t image[3];
-      std::size_t line;
-    };
-    std::vector<Atom> atom;
-    std::vector<double> type_mass;
-    struct Velocity {
-      std::int64_t id;
-      double v[3];
-      std::size_t line;
-    };
-    std::vector<Velocity> velocity;
-    while (!section.empty()) {
-      const std::string name = section;
-      const std::string style_hint = comment;
-      section.clear();
-      if (name == "Atoms") {
-        if (!atom.empty()) r.fail("a second Atoms section");
-        const Style* style = choose_style(r, style_hint);
-        atom.reserve(std::min<std::size_t>(n, kReserve));
-        read_lines(
-            r, name, n, "atoms", section, comment, [&](const std::vector<std::string_view>& w) {
-              if (!style) {
-                // No style named: by the number of columns (atomic 5 or 8, full 7 or 10).
-                if (w.size() == 5 || w.size() == 8) style = &kAtomic;
-                else if (w.size() == 7 || w.size() == 10) style = &kFull;
-                else
-                  r.fail(
-                      values(w.size()) +
-                      ": neither atom style atomic (id type x y "
-                      "z, 5 values, or 8 with image flags) nor full (id mol type q x y z, 7 or "
-                      "10); "
-                      "pardyn reads those two (set style = \"atomic\" or \"full\" to be told what "
-                      "is wrong)");
-              }
-              const std::size_t c = std::size_t(style->columns);
-              if (w.size() != c && w.size() != c + 3)
-                r.fail(values(w.size()) + "; atom style " + style->name + " has " +
-                       std::to_string(c) + " (" +
-                       (style == &kAtomic ? "id type x y z" : "id mol type q x y z") + "), or " +
-                       std::to_string(c + 3) + " with image flags ix iy iz");
-              Atom a{};
-              a.line = r.line();
-              a.id = r.integer(w[0], "atom id", 1, INT64_MAX);
-              a.type =
-                  std::int32_t(r.integer(w[std::size_t(style->type)], "atom type", 1, ntypes) - 1);
-              if (style == &kFull) {
-                r.integer(w[1], "molecule id", 0, INT64_MAX);
-                r.real(w[3], "charge q");
-              }
-              for (int d = 0; d < 3; ++d) {
-                const std::string_view word = w[std::size_t(style->x + d)];
-                a.x[d] = r.real(word, std::string(1, "xyz"[d]));
-                if (d >= dim && a.x[d] != 0)
-                  r.fail("z = " + shown(word) + " in a 2D run; every z must be 0");
-              }
-              if (w.size() == c + 3) {
-                for (int d = 0; d < 3; ++d) {
-                  const std::string_view word = w[c + std::size_t(d)];
-                  const std::string flag = std::string("image flag i") + "xyz"[d];
-                  a.image[d] = std::int32_t(
-                      r.integer(word, flag, -(std::int64_t(1) << 30), std::int64_t(1) << 30));
-                  if (a.image[d] == 0) continue;
-                  if (d >= dim) r.fail(flag + " = " + shown(word) + " in a 2D run; it must be 0");
-                  if (ctx.box && ctx.box->boundary[d] != Boundary::Periodic)
-                    r.fail(
-                        flag + " = " + shown(word) + " but the scenario's " + "xyz"[d] +
-                        " axis is " + to_string(ctx.box->boundary[d]) +
-                        ", not periodic: the atom's unwrapped position lies outside the box; make "
-                        "the axis periodic in [box], or write the data with unwrapped positions "
-                        "and no image flags");
-                }
-              }
-              atom.push_back(a);
-            });
-      } else if (name == "Velocities") {
-        if (!velocity.empty()) r.fail("a second Velocities section");
-        velocity.reserve(std::min<std::size_t>(n, kReserve));
-        read_lines(r, name, n, "atoms", section, comment,
-                   [&](const std::vector<std::string_view>& w) {
-                     if (w.size() != 4)
-                       r.fail(values(w.size()) +
-                              "; a line of Velocities is id vx vy vz (4 "
-                              "values, for the atom styles atomic and full)");
-                     Velocity v{};
-                     v.line = r.line();
-                     v.id = r.integer(w[0], "atom id", 1, INT64_MAX);
-                     for (int d = 0; d < 3; ++d) {
-                       v.v[d] = r.real(w[std::size_t(1 + d)], std::string("v") + "xyz"[d]);
-                       if (d >= dim && v.v[d] != 0)
-                         r.fail("vz = " + shown(w[3]) + " in a 2D run; every vz must be 0");
-                     }
-                     velocity.push_back(v);
-                   });
-      } else if (name == "Masses") {
-        if (!type_mass.empty()) r.fail("a second Masses section");
-        type_mass.assign(std::size_t(ntypes), 0.0);
-        std::vector<std::size_t> given(std::size_t(ntypes), 0);
-        read_lines(r, name, std::size_t(ntypes), "atom types", section, comment,
-                   [&](const std::vector<std::string_view>& w) {
-                     if (w.size() != 2)
-                       r.fail(values(w.size()) + "; a line of Masses is type mass");
-                     const auto t = std::size_t(r.integer(w[0], "atom type", 1, ntypes) - 1);
-                     if (given[t])
-                       r.fail("the mass of type " + std::to_string(t + 1) +
-                              " is given twice (also on line " + std::to_string(given[t]) + ")");
-                     given[t] = r.line();
-                     const double m = r.real(w[1], "mass");
-                     if (!(m > 0))
-                       r.fail("mass " + shown(w[1]) + " is not positive; every mass must be > 0");
-                     type_mass[t] = m;
-                   });
-      } else {
-        const Skipped* skip = nullptr;
-        for (const auto& k : kSkipped)
-          if (name == k.section) skip = &k;
-        if (!skip)
-          r.fail("section '" + shown(name) +
-                 "' is not one pardyn reads (Atoms, Masses, "
-                 "Velocities; topology and coefficient sections such as Bonds and Pair Coeffs are "
-                 "skipped)" +
-                 (is_section(name) ? ""
-                                   : "; is it a misspelt section name or a "
-                                     "header line out of place?"));
-        const auto it = counts.find(skip->count);
-        const std::int64_t lines = it == counts.end() ? -1 : it->second;
-        if (lines < 0)
-          r.fail("a " + name + " section but the header gives no " +
-                 (std::string(skip->count) == "atom types pairs" ? std::string("atom types")
-                                                                 : skip->count) +
-                 " count, which says how many lines it has");
-        read_lines(r, name, std::size_t(lines), skip->count, section, comment,
-                   [](const std::vector<std::string_view>&) {});
-      }
-    }
-    if (atom.empty())
-      r.fail_at(r.line(), "the file has no Atoms section (the header says " +
-                              std::to_string(atoms) + " atoms)");
+  // The Atoms section, in the style chosen by choose_style or by the first line's columns.
+  void read_atoms(text::LineReader& r, const std::string& name, const std::string& style_hint,
+                  const GenerateContext& ctx, Header& h, Sections& s) const {
+    if (!s.atom.empty()) r.fail("a second Atoms section");
+    const Style* style = choose_style(r, style_hint);
+    s.atom.reserve(std::min<std::size_t>(s.n, kReserve));
+    read_lines(r, name, s.n, "atoms", h.section, h.comment,
+               [&](const std::vector<std::string_view>& w) {
+                 if (!style) style = style_of_columns(r, w.size());
+                 s.atom.push_back(atom_line(r, w, *style, s.ntypes, ctx));
+               });
+  }
 
-    // --- the particles, ordered by id ---
+  static void read_velocities(text::LineReader& r, const std::string& name, int dim, Header& h,
+                              Sections& s) {
+    if (!s.velocity.empty()) r.fail("a second Velocities section");
+    s.velocity.reserve(std::min<std::size_t>(s.n, kReserve));
+    read_lines(r, name, s.n, "atoms", h.section, h.comment,
+               [&](const std::vector<std::string_view>& w) {
+                 if (w.size() != 4)
+                   r.fail(values(w.size()) +
+                          "; a line of Velocities is id vx vy vz (4 "
+                          "values, for the atom styles atomic and full)");
+                 Velocity v{};
+                 v.line = r.line();
+                 v.id = r.integer(w[0], "atom id", 1, INT64_MAX);
+                 for (int d = 0; d < 3; ++d) {
+                   v.v[d] = r.real(w[std::size_t(1 + d)], std::string("v") + "xyz"[d]);
+                   if (d >= dim && v.v[d] != 0)
+                     r.fail("vz = " + shown(w[3]) + " in a 2D run; every vz must be 0");
+                 }
+                 s.velocity.push_back(v);
+               });
+  }
+
+  static void read_masses(text::LineReader& r, const std::string& name, Header& h, Sections& s) {
+    if (!s.type_mass.empty()) r.fail("a second Masses section");
+    const std::int64_t ntypes = s.ntypes;
+    s.type_mass.assign(std::size_t(ntypes), 0.0);
+    std::vector<std::size_t> given(std::size_t(ntypes), 0);
+    read_lines(r, name, std::size_t(ntypes), "atom types", h.section, h.comment,
+               [&](const std::vector<std::string_view>& w) {
+                 if (w.size() != 2) r.fail(values(w.size()) + "; a line of Masses is type mass");
+                 const auto t = std::size_t(r.integer(w[0], "atom type", 1, ntypes) - 1);
+                 if (given[t])
+                   r.fail("the mass of type " + std::to_string(t + 1) +
+                          " is given twice (also on line " + std::to_string(given[t]) + ")");
+                 given[t] = r.line();
+                 const double m = r.real(w[1], "mass");
+                 if (!(m > 0))
+                   r.fail("mass " + shown(w[1]) + " is not positive; every mass must be > 0");
+                 s.type_mass[t] = m;
+               });
+  }
+
+  // A section pardyn does not read (topology, coefficients): as many lines as its header count.
+  static void skip_section(text::LineReader& r, const std::string& name, Header& h) {
+    const Skipped* skip = nullptr;
+    for (const auto& k : kSkipped)
+      if (name == k.section) skip = &k;
+    if (!skip)
+      r.fail("section '" + shown(name) +
+             "' is not one pardyn reads (Atoms, Masses, "
+             "Velocities; topology and coefficient sections such as Bonds and Pair Coeffs are "
+             "skipped)" +
+             (is_section(name) ? ""
+                               : "; is it a misspelt section name or a "
+                                 "header line out of place?"));
+    const auto it = h.counts.find(skip->count);
+    const std::int64_t lines = it == h.counts.end() ? -1 : it->second;
+    if (lines < 0)
+      r.fail("a " + name + " section but the header gives no " +
+             (std::string(skip->count) == "atom types pairs" ? std::string("atom types")
+                                                             : skip->count) +
+             " count, which says how many lines it has");
+    read_lines(r, name, std::size_t(lines), skip->count, h.section, h.comment,
+               [](const std::vector<std::string_view>&) {});
+  }
+
+  // The particles, ordered by id, with the masses of their types (or `mass`) and the velocities.
+  HostParticles particles(const text::LineReader& r, int dim, Sections& s) const {
+    const std::size_t n = s.n;
+    auto& atom = s.atom;
     std::sort(atom.begin(), atom.end(), [](const Atom& a, const Atom& b) { return a.id < b.id; });
     for (std::size_t k = 1; k < n; ++k)
       if (atom[k].id == atom[k - 1].id)
@@ -400,10 +434,10 @@ class LammpsData final : public Generator {
         hp.image[d][k] = a.image[d];
       }
       hp.type[k] = a.type;
-      hp.mass[k] = type_mass.empty() ? mass_ : type_mass[std::size_t(a.type)];
+      hp.mass[k] = s.type_mass.empty() ? mass_ : s.type_mass[std::size_t(a.type)];
     }
     std::vector<bool> have(n, false);
-    for (const Velocity& v : velocity) {
+    for (const Velocity& v : s.velocity) {
       const auto it = std::lower_bound(atom.begin(), atom.end(), v.id,
                                        [](const Atom& a, std::int64_t id) { return a.id < id; });
       if (it == atom.end() || it->id != v.id)
@@ -417,8 +451,6 @@ class LammpsData final : public Generator {
     }
     return hp;
   }
-
- private:
   // The style of the Atoms section: the `style` key, the "# style" comment after "Atoms", or
   // null (decided by the first line's columns).
   const Style* choose_style(const text::LineReader& r, const std::string& hint) const {

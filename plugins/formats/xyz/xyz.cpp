@@ -176,6 +176,14 @@ struct Property {
 // file has both.
 enum Role { kSpecies, kPos, kVelo, kMomenta, kMass, kMasses, kId, kRoles };
 
+// One atom of a frame, as its line gives it.
+struct Atom {
+  double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, mass = 0;
+  std::int32_t type = 0;
+  std::int64_t id = 0;
+  std::size_t line = 0;
+};
+
 class XyzReader final : public Generator {
  public:
   XyzReader(const ParamSet& p, const RunInfo&)
@@ -350,6 +358,29 @@ class XyzReader final : public Generator {
       columns = read_properties(r, *properties, props);
     }
     int role[kRoles];
+    assign_roles(r, props, dim, role);
+
+    // --- the atom lines ---
+    // Grown line by line: the count is not trusted with memory before the lines are there.
+    std::vector<Atom> atoms;
+    atoms.reserve(std::min<std::size_t>(n, std::size_t(1) << 16));
+    Species species;
+    const std::string layout = plain ? std::string("species x y z") : "Properties=" + *properties;
+    for (std::size_t k = 0; k < n; ++k) {
+      frame_line(r, line, k, n, index, count_line);
+      const auto w = text::words(line);
+      if (plain ? w.size() < 4 : w.size() != std::size_t(columns))
+        r.fail("expected " + std::string(plain ? "at least " : "") + std::to_string(columns) +
+               " values (" + layout + "), found " + std::to_string(w.size()));
+      atoms.push_back(atom_line(r, w, props, role, dim, species));
+    }
+    return particles(r, atoms, role[kId] >= 0, dim);
+  }
+
+  // Which property (index in props) plays each role, -1 for none; a role given twice, a property of
+  // the wrong type or width, or no positions fail.
+  static void assign_roles(const text::LineReader& r, const std::vector<Property>& props, int dim,
+                           int (&role)[kRoles]) {
     std::fill(role, role + kRoles, -1);
     for (std::size_t k = 0; k < props.size(); ++k) {
       const Property& p = props[k];
@@ -384,96 +415,92 @@ class XyzReader final : public Generator {
       r.fail(
           "Properties has no 'pos' (positions); add pos:R:3, e.g. "
           "Properties=species:S:1:pos:R:3");
+  }
 
-    // --- the atom lines ---
-    // Grown line by line: the count is not trusted with memory before the lines are there.
-    struct Atom {
-      double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, mass = 0;
-      std::int32_t type = 0;
-      std::int64_t id = 0;
-      std::size_t line = 0;
-    };
-    std::vector<Atom> atoms;
-    atoms.reserve(std::min<std::size_t>(n, std::size_t(1) << 16));
-    // Species: names get types in the order they first appear, unless `types` names them.
+  // Species: names get types in the order they first appear, unless `types` names them; numbers
+  // are the types. Names and numbers do not mix.
+  struct Species {
     std::map<std::string, std::int32_t, std::less<>> names;
     std::size_t first_number = 0, first_name = 0;  // lines where each kind first appeared
-    const std::string layout = plain ? std::string("species x y z") : "Properties=" + *properties;
+  };
+  std::int32_t species_type(const text::LineReader& r, std::string_view s, Species& sp) const {
+    std::int64_t number = 0;
+    if (text::parse_int(s, number)) {
+      if (number < 0 || number > INT32_MAX)
+        r.fail("species " + shown(s) +
+               " is out of range; a whole-number species is the type: "
+               "0, 1, ..., " +
+               std::to_string(INT32_MAX));
+      if (types_.empty() && sp.first_name)
+        r.fail("species '" + shown(s) + "' is a number but line " + std::to_string(sp.first_name) +
+               " gives a name; use names or numbers "
+               "throughout, or give types = [...] to say which type each name is");
+      if (!sp.first_number) sp.first_number = r.line();
+      return std::int32_t(number);
+    } else if (!types_.empty()) {
+      const auto it = std::find(types_.begin(), types_.end(), s);
+      if (it == types_.end())
+        r.fail("species '" + shown(s) + "' is not in types = " + types_text() +
+               "; add it (its type is its place in the list, from 0)");
+      return std::int32_t(it - types_.begin());
+    } else {
+      if (sp.first_number)
+        r.fail("species '" + shown(s) + "' is a name but line " + std::to_string(sp.first_number) +
+               " gives a number; use names or numbers "
+               "throughout, or give types = [...] to say which type each name is");
+      if (!sp.first_name) sp.first_name = r.line();
+      auto it = sp.names.find(s);
+      if (it == sp.names.end())
+        it = sp.names.emplace(std::string(s), std::int32_t(sp.names.size())).first;
+      return it->second;
+    }
+  }
+
+  // One atom line: position, velocity (or momentum), mass, id and species, by their roles.
+  Atom atom_line(const text::LineReader& r, const std::vector<std::string_view>& w,
+                 const std::vector<Property>& props, const int (&role)[kRoles], int dim,
+                 Species& species) const {
+    Atom a;
+    a.line = r.line();
     const int velocity = role[kVelo] >= 0 ? kVelo : role[kMomenta] >= 0 ? kMomenta : -1;
     const int mass = role[kMass] >= 0 ? kMass : role[kMasses] >= 0 ? kMasses : -1;
-    for (std::size_t k = 0; k < n; ++k) {
-      frame_line(r, line, k, n, index, count_line);
-      Atom a;
-      a.line = r.line();
-      const auto w = text::words(line);
-      if (plain ? w.size() < 4 : w.size() != std::size_t(columns))
-        r.fail("expected " + std::string(plain ? "at least " : "") + std::to_string(columns) +
-               " values (" + layout + "), found " + std::to_string(w.size()));
-      auto word = [&](int which, int c) {
-        return w[std::size_t(props[std::size_t(role[which])].first + c)];
-      };
-      const int pc = props[std::size_t(role[kPos])].columns;
-      for (int d = 0; d < pc; ++d) {
-        a.x[d] = r.real(word(kPos, d), std::string("position ") + "xyz"[d]);
-        if (d >= dim && a.x[d] != 0)
-          r.fail("z = " + shown(word(kPos, d)) +
-                 " in a 2D run; every z must be 0 (or write the positions as pos:R:2)");
-      }
-      if (velocity >= 0) {
-        const Property& vp = props[std::size_t(role[velocity])];
-        for (int d = 0; d < vp.columns; ++d) {
-          a.v[d] = r.real(word(velocity, d), vp.name + " " + "xyz"[d]);
-          if (d >= dim && a.v[d] != 0)
-            r.fail("the z velocity is " + shown(word(velocity, d)) +
-                   " in a 2D run; every z component must be 0");
-        }
-      }
-      a.mass = mass_;
-      if (mass >= 0) {
-        a.mass = r.real(word(mass, 0), "mass");
-        if (!(a.mass > 0))
-          r.fail("mass " + shown(word(mass, 0)) + " is not positive; every mass must be > 0");
-      }
-      if (velocity == kMomenta)
-        for (int d = 0; d < dim; ++d) a.v[d] /= a.mass;
-      if (role[kId] >= 0) a.id = r.integer(word(kId, 0), "id", INT64_MIN, INT64_MAX);
-      if (role[kSpecies] >= 0) {
-        const std::string_view s = word(kSpecies, 0);
-        std::int64_t number = 0;
-        if (text::parse_int(s, number)) {
-          if (number < 0 || number > INT32_MAX)
-            r.fail("species " + shown(s) +
-                   " is out of range; a whole-number species is the type: "
-                   "0, 1, ..., " +
-                   std::to_string(INT32_MAX));
-          if (types_.empty() && first_name)
-            r.fail("species '" + shown(s) + "' is a number but line " + std::to_string(first_name) +
-                   " gives a name; use names or numbers "
-                   "throughout, or give types = [...] to say which type each name is");
-          if (!first_number) first_number = r.line();
-          a.type = std::int32_t(number);
-        } else if (!types_.empty()) {
-          const auto it = std::find(types_.begin(), types_.end(), s);
-          if (it == types_.end())
-            r.fail("species '" + shown(s) + "' is not in types = " + types_text() +
-                   "; add it (its type is its place in the list, from 0)");
-          a.type = std::int32_t(it - types_.begin());
-        } else {
-          if (first_number)
-            r.fail("species '" + shown(s) + "' is a name but line " + std::to_string(first_number) +
-                   " gives a number; use names or numbers "
-                   "throughout, or give types = [...] to say which type each name is");
-          if (!first_name) first_name = r.line();
-          auto it = names.find(s);
-          if (it == names.end())
-            it = names.emplace(std::string(s), std::int32_t(names.size())).first;
-          a.type = it->second;
-        }
-      }
-      atoms.push_back(a);
+    auto word = [&](int which, int c) {
+      return w[std::size_t(props[std::size_t(role[which])].first + c)];
+    };
+    const int pc = props[std::size_t(role[kPos])].columns;
+    for (int d = 0; d < pc; ++d) {
+      a.x[d] = r.real(word(kPos, d), std::string("position ") + "xyz"[d]);
+      if (d >= dim && a.x[d] != 0)
+        r.fail("z = " + shown(word(kPos, d)) +
+               " in a 2D run; every z must be 0 (or write the positions as pos:R:2)");
     }
+    if (velocity >= 0) {
+      const Property& vp = props[std::size_t(role[velocity])];
+      for (int d = 0; d < vp.columns; ++d) {
+        a.v[d] = r.real(word(velocity, d), vp.name + " " + "xyz"[d]);
+        if (d >= dim && a.v[d] != 0)
+          r.fail("the z velocity is " + shown(word(velocity, d)) +
+                 " in a 2D run; every z component must be 0");
+      }
+    }
+    a.mass = mass_;
+    if (mass >= 0) {
+      a.mass = r.real(word(mass, 0), "mass");
+      if (!(a.mass > 0))
+        r.fail("mass " + shown(word(mass, 0)) + " is not positive; every mass must be > 0");
+    }
+    if (velocity == kMomenta)
+      for (int d = 0; d < dim; ++d) a.v[d] /= a.mass;
+    if (role[kId] >= 0) a.id = r.integer(word(kId, 0), "id", INT64_MIN, INT64_MAX);
+    if (role[kSpecies] >= 0) a.type = species_type(r, word(kSpecies, 0), species);
+    return a;
+  }
 
-    if (role[kId] >= 0) {
+  // The particles, ordered by id when the file gives ids.
+  static HostParticles particles(const text::LineReader& r, std::vector<Atom>& atoms, bool by_id,
+                                 int dim) {
+    const std::size_t n = atoms.size();
+    if (by_id) {
       // Ordered by id: particle k of the run is the atom with the k-th smallest id.
       std::stable_sort(atoms.begin(), atoms.end(),
                        [](const Atom& a, const Atom& b) { return a.id < b.id; });

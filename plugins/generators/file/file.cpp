@@ -143,37 +143,10 @@ class CsvFile final : public Generator {
                        " comma-separated values (one per column of "
                        "the header), found " +
                        std::to_string(parts.size()));
-      for (int c = 0; c < kColumns; ++c) {
-        if (where[c] < 0) continue;
-        const std::string_view field = parts[std::size_t(where[c])];
-        const std::string name = kNames[c];
-        if (c == kType) {
-          std::int64_t t = 0;
-          if (!parse_int(field, t)) fail(line, "type '" + shown(field) + "' is not a whole number");
-          if (t < 0 || t > INT32_MAX)
-            fail(line, "type " + shown(field) + " is out of range; types are 0, 1, ..., " +
-                           std::to_string(INT32_MAX));
-          row[c].push_back(double(t));
-          continue;
-        }
-        double value = 0;
-        switch (parse_real(field, value)) {
-          case Parsed::Ok: break;
-          case Parsed::NotANumber:
-            fail(line, name + " '" + shown(field) + "' is not a number");
-            break;
-          case Parsed::OutOfRange:
-            fail(line, name + " '" + shown(field) +
-                           "' is out of the range of a double (magnitudes from about 2.2e-308 to "
-                           "1.8e308, or 0); give a number in that range");
-            break;
-        }
-        if (!std::isfinite(value))
-          fail(line, name + " is " + shown(field) + "; give a finite number");
-        if (c == kMass && !(value > 0))
-          fail(line, "mass " + shown(field) + " is not positive; every mass must be > 0");
-        row[c].push_back(value);
-      }
+      for (int c = 0; c < kColumns; ++c)
+        if (where[c] >= 0)
+          row[c].push_back(field_value(c, parts[std::size_t(where[c])],
+                                       [&](const std::string& w) { fail(line, w); }));
     }
     if (in.bad()) throw Error(context_ + ": error while reading '" + shown_path + "'");
     if (!have_header)
@@ -197,6 +170,35 @@ class CsvFile final : public Generator {
   }
 
  private:
+  // The value of a field of column c: a type is a whole number in [0, INT32_MAX], the others finite
+  // numbers, a mass positive; `fail` throws, naming the line.
+  template <class Fail>
+  static double field_value(int c, std::string_view field, Fail&& fail) {
+    const std::string name = kNames[c];
+    if (c == kType) {
+      std::int64_t t = 0;
+      if (!parse_int(field, t)) fail("type '" + shown(field) + "' is not a whole number");
+      if (t < 0 || t > INT32_MAX)
+        fail("type " + shown(field) + " is out of range; types are 0, 1, ..., " +
+             std::to_string(INT32_MAX));
+      return double(t);
+    }
+    double value = 0;
+    switch (parse_real(field, value)) {
+      case Parsed::Ok: break;
+      case Parsed::NotANumber: fail(name + " '" + shown(field) + "' is not a number"); break;
+      case Parsed::OutOfRange:
+        fail(name + " '" + shown(field) +
+             "' is out of the range of a double (magnitudes from about 2.2e-308 to "
+             "1.8e308, or 0); give a number in that range");
+        break;
+    }
+    if (!std::isfinite(value)) fail(name + " is " + shown(field) + "; give a finite number");
+    if (c == kMass && !(value > 0))
+      fail("mass " + shown(field) + " is not positive; every mass must be > 0");
+    return value;
+  }
+
   // The file named by `path`: a relative path starts at the scenario's folder.
   std::filesystem::path resolve(const std::string& base_dir) const {
     std::filesystem::path file(path_);

@@ -104,20 +104,7 @@ class Galaxy final : public Generator {
         return;
       }
       double x[3] = {0, 0, 0};
-      if (dim == 3) {
-        const double r = radius_ * std::cbrt(uniform01(rng));
-        const double cos_t = 2.0 * uniform01(rng) - 1.0;
-        const double sin_t = std::sqrt(std::max(0.0, 1.0 - cos_t * cos_t));
-        const double phi = 2.0 * kPi * uniform01(rng);
-        x[0] = r * sin_t * std::cos(phi);
-        x[1] = r * sin_t * std::sin(phi);
-        x[2] = r * cos_t * thickness_;
-      } else {
-        const double r = radius_ * std::sqrt(uniform01(rng));
-        const double phi = 2.0 * kPi * uniform01(rng);
-        x[0] = r * std::cos(phi);
-        x[1] = r * std::sin(phi);
-      }
+      draw_star(rng, dim, x);
       if (!keep) return;
       hp.mass[k] = m_star;
       double r2 = 0;
@@ -157,6 +144,24 @@ class Galaxy final : public Generator {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw Error(context_ + ": " + what); }
+  // A star's position, uniform in the disk (2D) or in the sphere flattened along z by thickness
+  // (3D), from the star's stream.
+  void draw_star(std::mt19937_64& rng, int dim, double (&x)[3]) const {
+    if (dim == 3) {
+      const double r = radius_ * std::cbrt(uniform01(rng));
+      const double cos_t = 2.0 * uniform01(rng) - 1.0;
+      const double sin_t = std::sqrt(std::max(0.0, 1.0 - cos_t * cos_t));
+      const double phi = 2.0 * kPi * uniform01(rng);
+      x[0] = r * sin_t * std::cos(phi);
+      x[1] = r * sin_t * std::sin(phi);
+      x[2] = r * cos_t * thickness_;
+    } else {
+      const double r = radius_ * std::sqrt(uniform01(rng));
+      const double phi = 2.0 * kPi * uniform01(rng);
+      x[0] = r * std::cos(phi);
+      x[1] = r * std::sin(phi);
+    }
+  }
   void check_dim(int dim) const {
     if (dim == 2 && tilt_deg_ != 0)
       fail("tilt = " + format_number(tilt_deg_) +

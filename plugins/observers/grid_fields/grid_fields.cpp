@@ -51,6 +51,26 @@ struct GridFields {
   std::int64_t outside = 0;         // particles beyond the box (open axes): not binned
 };
 
+// Counts, masses, momenta and the particles outside, over all ranks in one call (a collective
+// Comm::sum). Counts travel as doubles: exact up to 2^53.
+void sum_over_ranks(GridFields& g, std::size_t total, Comm& comm) {
+  const int dim = g.dim;
+  std::vector<double> sums((2 + std::size_t(dim)) * total + 1);
+  for (std::size_t c = 0; c < total; ++c) {
+    sums[c] = double(g.count[c]);
+    sums[total + c] = g.mass[c];
+    for (int d = 0; d < dim; ++d) sums[(2 + d) * total + c] = g.velocity[d][c];
+  }
+  sums.back() = double(g.outside);
+  comm.sum(sums.data(), sums.size());
+  for (std::size_t c = 0; c < total; ++c) {
+    g.count[c] = std::int64_t(sums[c]);
+    g.mass[c] = sums[total + c];
+    for (int d = 0; d < dim; ++d) g.velocity[d][c] = sums[(2 + d) * total + c];
+  }
+  g.outside = std::int64_t(sums.back());
+}
+
 // Bins `p`. With a communicator the sums are those of every rank's particles: a collective call
 // (two Comm::sum), which every rank must make at the same observation.
 GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const int cells[3],
@@ -96,24 +116,7 @@ GridFields bin_particles(const HostParticles& p, const Box& box, int dim, const 
     g.mass[c] += p.mass[i];
     for (int d = 0; d < dim; ++d) g.velocity[d][c] += p.mass[i] * p.v[d][i];
   }
-  if (comm) {
-    // Counts, masses, momenta and the particles outside, over all ranks in one call. Counts travel
-    // as doubles: exact up to 2^53.
-    std::vector<double> sums((2 + std::size_t(dim)) * total + 1);
-    for (std::size_t c = 0; c < total; ++c) {
-      sums[c] = double(g.count[c]);
-      sums[total + c] = g.mass[c];
-      for (int d = 0; d < dim; ++d) sums[(2 + d) * total + c] = g.velocity[d][c];
-    }
-    sums.back() = double(g.outside);
-    comm->sum(sums.data(), sums.size());
-    for (std::size_t c = 0; c < total; ++c) {
-      g.count[c] = std::int64_t(sums[c]);
-      g.mass[c] = sums[total + c];
-      for (int d = 0; d < dim; ++d) g.velocity[d][c] = sums[(2 + d) * total + c];
-    }
-    g.outside = std::int64_t(sums.back());
-  }
+  if (comm) sum_over_ranks(g, total, *comm);
   for (std::size_t c = 0; c < total; ++c)
     for (int d = 0; d < dim; ++d)
       if (g.mass[c] > 0) g.velocity[d][c] /= g.mass[c];

@@ -133,6 +133,8 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
 // into a contiguous buffer, padded to whole vectors with masked copies of the target (no scalar
 // remainder loop), swept by one SIMD loop that leaves each pair's force as a 4-vector, and the
 // forces are scattered onto the partners one vector add each.
+// Long: one OpenMP region whose per-thread stack buffers (the chunk, its forces, the slice) feed the
+// SIMD sweep, the transposed scatter and the merge of the slices: the hot loop stays whole.
 template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
 void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, const CellList& cl,
                         const PeriodicImage<Real>& im) {

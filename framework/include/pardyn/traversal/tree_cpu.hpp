@@ -27,6 +27,47 @@ namespace pardyn::cpu {
 
 namespace tree_cpu_detail {
 
+// The bounding box of the group's targets [b, e): its centre and half-widths.
+template <class Real, int Dim>
+void group_box(const TreeView<Real, Dim>& t, int b, int e, Real (&centre)[3], Real (&half)[3]) {
+  Real lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = t.tsrc[4 * std::size_t(b) + d];
+  for (int i = b + 1; i < e; ++i)
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = std::min(lo[d], t.tsrc[4 * std::size_t(i) + d]);
+      hi[d] = std::max(hi[d], t.tsrc[4 * std::size_t(i) + d]);
+    }
+  for (int d = 0; d < Dim; ++d) {
+    centre[d] = Real(0.5) * (lo[d] + hi[d]);
+    half[d] = Real(0.5) * (hi[d] - lo[d]);
+  }
+}
+
+// The walk for a group's box: a node far enough from the whole group goes to the far list, an
+// opened leaf's particles to the near list, an opened internal node's children onto the stack.
+template <class Real, int Dim>
+void interaction_lists(const TreeView<Real, Dim>& t, const Real (&centre)[3], const Real (&half)[3],
+                       std::vector<std::int32_t>& stack, std::vector<std::int32_t>& far_list,
+                       std::vector<std::int32_t>& near_list) {
+  far_list.clear();
+  near_list.clear();
+  stack.clear();
+  stack.push_back(0);
+  while (!stack.empty()) {
+    const int node = stack.back();
+    stack.pop_back();
+    const TreeLinks lk = t.links[node];
+    const Real d2 = tree_detail::box_dist2<Dim>(t.com + 4 * std::size_t(node), centre, half);
+    if (d2 > t.rcrit2[node]) {
+      far_list.push_back(node);
+    } else if (lk.nchild == 0) {
+      for (int j = lk.begin; j < lk.end; ++j) near_list.push_back(j);
+    } else {
+      for (int c = lk.nchild - 1; c >= 0; --c) stack.push_back(lk.child + c);
+    }
+  }
+}
+
 template <bool Energy, bool Quad, class Eval, class Real, int Dim>
 void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real, Dim>& t) {
   const int groups = t.ngroups;
@@ -40,37 +81,9 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
 #pragma omp for schedule(dynamic, 8)
     for (int g = 0; g < groups; ++g) {
       const int b = t.groups[g].begin, e = t.groups[g].end;
-      Real lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = t.tsrc[4 * std::size_t(b) + d];
-      for (int i = b + 1; i < e; ++i)
-        for (int d = 0; d < Dim; ++d) {
-          lo[d] = std::min(lo[d], t.tsrc[4 * std::size_t(i) + d]);
-          hi[d] = std::max(hi[d], t.tsrc[4 * std::size_t(i) + d]);
-        }
       Real centre[3], half[3];
-      for (int d = 0; d < Dim; ++d) {
-        centre[d] = Real(0.5) * (lo[d] + hi[d]);
-        half[d] = Real(0.5) * (hi[d] - lo[d]);
-      }
-      // The walk: a node far enough from the whole group goes to the far list, an opened leaf's
-      // particles to the near list, an opened internal node's children onto the stack.
-      far_list.clear();
-      near_list.clear();
-      stack.clear();
-      stack.push_back(0);
-      while (!stack.empty()) {
-        const int node = stack.back();
-        stack.pop_back();
-        const TreeLinks lk = t.links[node];
-        const Real d2 = tree_detail::box_dist2<Dim>(t.com + 4 * std::size_t(node), centre, half);
-        if (d2 > t.rcrit2[node]) {
-          far_list.push_back(node);
-        } else if (lk.nchild == 0) {
-          for (int j = lk.begin; j < lk.end; ++j) near_list.push_back(j);
-        } else {
-          for (int c = lk.nchild - 1; c >= 0; --c) stack.push_back(lk.child + c);
-        }
-      }
+      group_box(t, b, e, centre, half);
+      interaction_lists(t, centre, half, stack, far_list, near_list);
       for (int i = b; i < e; ++i) {
         const Real* xi = t.tsrc + 4 * std::size_t(i);
         const Real mi = xi[3];

@@ -86,6 +86,8 @@ struct WarpShared {
   int pidx[32];
 };
 
+// Long: one warp's walk, list flushes and pair sums share registers and the warp's shared memory;
+// split into calls, nvcc's register allocation (and so the occupancy) is no longer one decision.
 template <class Eval, class Real, int Dim, bool Energy, bool Quad>
 __global__ void __launch_bounds__(kWarps * 32)
     tree_walk_kernel(const Eval ev, const ParticleView<Real, Dim> p, const TreeView<Real, Dim> t) {
