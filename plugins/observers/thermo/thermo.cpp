@@ -260,6 +260,7 @@ void register_thermo(Registrar& r) {
   info.summary = "CSV log of energies, momentum, angular momentum, temperature and energy drift";
   info.doc = kDoc;
   info.backends = kCpu | kCuda;  // needs no particle data, only the framework's reductions
+
   ParamSpec columns;  // a list of strings from a fixed set, checked by the schema
   columns.name = "columns";
   columns.type = ParamType::StringList;
