@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What the analysis observers (rdf, msd) share: a step-count parameter, the checks of their
-// factories, and where their files go. Host code; header-only, compiled into each plugin.
+// What the analysis observers (rdf, msd) share: a step-count parameter (steps_param.hpp), the
+// checks of their factories, and where their files go. Host code; header-only, compiled into each
+// plugin.
 #pragma once
 
 #include <filesystem>
@@ -8,22 +9,9 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin.hpp"
+#include "steps_param.hpp"
 
 namespace pardyn::plugins {
-
-// An integer parameter counted in steps (the unit shows in `pardyn plugins show`).
-inline ParamSpec steps_param(const std::string& name, std::int64_t def, double min,
-                             const std::string& doc) {
-  ParamSpec p;
-  p.name = name;
-  p.type = ParamType::Int;
-  p.unit = "steps";
-  p.doc = doc;
-  p.default_value = def;
-  p.min = min;
-  p.max = double(kMaxSteps);
-  return p;
-}
 
 // "rdf (outputs #2)": the output as messages name it.
 inline std::string output_name(const std::string& type, const ParamSet& p) {

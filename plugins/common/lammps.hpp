@@ -50,4 +50,13 @@ inline void frame_bounds(const Box& box, const trajectory::Frame& f, double lo[3
   }
 }
 
+// " ix iy iz": particle i's image counts as LAMMPS writes them, 0 on the axes that are not periodic
+// (and on those a dim-D run lacks).
+inline void put_images(std::string& s, const Box& box, const trajectory::Frame& f, std::size_t i) {
+  for (int d = 0; d < 3; ++d) {
+    s += ' ';
+    trajectory::put_int(s, d < f.dim && box.boundary[d] == Boundary::Periodic ? f.image[d][i] : 0);
+  }
+}
+
 }  // namespace pardyn::plugins::lammps

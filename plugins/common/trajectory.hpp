@@ -34,6 +34,7 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin.hpp"
+#include "steps_param.hpp"
 
 namespace pardyn::plugins::trajectory {
 
@@ -47,6 +48,16 @@ inline void put_int(std::string& s, std::int64_t v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   s.append(buf, r.ptr);
+}
+
+// " a b c": particle i's components of a per-axis array (a frame's x or v), 0 on the axes a dim-D
+// run lacks (a 2D run's z).
+inline void put_vector(std::string& s, const std::vector<double> (&a)[3], std::size_t i, int dim) {
+  for (int d = 0; d < 3; ++d) {
+    s += ' ';
+    if (d < dim) put(s, a[d][i]);
+    else s += '0';
+  }
 }
 
 // The fields a trajectory frame holds: positions, velocities, masses, types, ids, image counts.
@@ -368,18 +379,11 @@ inline void add_common_keys(
     Schema& s, const std::string& default_file, const std::string& what,
     const std::string& interval_doc =
         "write a frame every this many steps (and at step 0 and the last step)") {
-  ParamSpec interval;
-  interval.name = "interval";
-  interval.type = ParamType::Int;
-  interval.unit = "steps";
-  interval.doc = interval_doc;
-  interval.default_value = std::int64_t{100};
-  interval.min = 1;
-  interval.max = double(kMaxSteps);
-  s.add(interval).string("file", default_file,
-                         what +
-                             ", relative to the run's output folder (inside it; two outputs "
-                             "never share a file)");
+  s.add(steps_param("interval", 100, 1, interval_doc))
+      .string("file", default_file,
+              what +
+                  ", relative to the run's output folder (inside it; two outputs "
+                  "never share a file)");
 }
 
 // The `file` key checked: a file name, not empty, not a folder.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the thermostat modifiers (berendsen, langevin, velocity_rescale) share: the target temperature
 // with an optional linear ramp (a quench or a heating), the relaxation time, the application interval
-// and the time elapsed since the last application. Header-only: each thermostat plugin compiles it.
+// and the time elapsed since the last application; for the thermostats that scale all velocities
+// by one factor (berendsen, velocity_rescale) also the measurement of the kinetic energy and the
+// scaling (ScalingThermostat). Header-only: each thermostat plugin compiles it.
 //
 // Temperature: k_B = 1 and T = 2 K / dof with the framework's dof (StepContext::dof(): dim N, less dim
 // when total momentum is conserved), the same temperature thermo.csv reports.
@@ -125,6 +127,25 @@ class Thermostat : public Modifier {
  private:
   ThermostatSettings s_;
   double elapsed_ = 0;
+};
+
+// A thermostat that scales all velocities by one factor (berendsen, velocity_rescale): act() takes
+// the kinetic energy K and the degrees of freedom, leaves particles all at rest alone (they cannot
+// be scaled to a temperature), and scales the velocities by factor(ctx, K, dof, h, T0).
+class ScalingThermostat : public Thermostat {
+ public:
+  using Thermostat::Thermostat;
+
+ protected:
+  virtual double factor(StepContext& ctx, double K, double dof, double h, double T0) = 0;
+
+ private:
+  void act(StepContext& ctx, double h, double T0) final {
+    const double dof = ctx.dof();
+    const double K = ctx.ops().kinetic_energy(ctx.store());
+    if (!(K > 0) || !(dof > 0)) return;  // particles at rest cannot be scaled to a temperature
+    ctx.ops().scale_velocities(ctx.store(), factor(ctx, K, dof, h, T0));
+  }
 };
 
 // Registers thermostat class T (constructed from ThermostatSettings) as a modifier plugin taking the

@@ -610,7 +610,6 @@ class DataWriter final : public trajectory::Writer {
 
   void write_rows(std::string& t, const trajectory::Frame& f, std::size_t first, std::size_t last,
                   int section) const override {
-    using trajectory::put;
     const Box& box = run().box;
     const int dim = f.dim;
     for (std::size_t i = first; i < last; ++i) {
@@ -619,17 +618,8 @@ class DataWriter final : public trajectory::Writer {
         t += ' ';
         trajectory::put_int(t, std::int64_t(f.type[i]) + 1);
       }
-      for (int d = 0; d < 3; ++d) {
-        t += ' ';
-        if (d < dim) put(t, section == 0 ? f.x[d][i] : f.v[d][i]);
-        else t += '0';
-      }
-      if (section == 0)
-        for (int d = 0; d < 3; ++d) {
-          t += ' ';
-          trajectory::put_int(t,
-                              d < dim && box.boundary[d] == Boundary::Periodic ? f.image[d][i] : 0);
-        }
+      trajectory::put_vector(t, section == 0 ? f.x : f.v, i, dim);
+      if (section == 0) lammps::put_images(t, box, f, i);
       t += '\n';
     }
   }

@@ -240,22 +240,9 @@ class LammpsDump final : public trajectory::Writer {
       trajectory::put_int(t, f.id[i] + 1);
       t += ' ';
       trajectory::put_int(t, std::int64_t(f.type[i]) + 1);
-      for (int d = 0; d < 3; ++d) {
-        t += ' ';
-        if (d < dim) put(t, f.x[d][i]);
-        else t += '0';
-      }
-      for (int d = 0; d < 3; ++d) {
-        t += ' ';
-        if (d < dim) put(t, f.v[d][i]);
-        else t += '0';
-      }
-      if (periodic)
-        for (int d = 0; d < 3; ++d) {
-          t += ' ';
-          trajectory::put_int(t,
-                              d < dim && box.boundary[d] == Boundary::Periodic ? f.image[d][i] : 0);
-        }
+      trajectory::put_vector(t, f.x, i, dim);
+      trajectory::put_vector(t, f.v, i, dim);
+      if (periodic) lammps::put_images(t, box, f, i);
       t += ' ';
       put(t, f.mass[i]);
       t += '\n';

@@ -641,16 +641,8 @@ class XyzWriter final : public trajectory::Writer {
       const std::int32_t type = f.type[i];
       if (species_.empty()) trajectory::put_int(t, type);
       else t += species_[std::size_t(type)];
-      for (int d = 0; d < 3; ++d) {
-        t += ' ';
-        if (d < dim) put(t, f.x[d][i]);
-        else t += '0';
-      }
-      for (int d = 0; d < 3; ++d) {
-        t += ' ';
-        if (d < dim) put(t, f.v[d][i]);
-        else t += '0';
-      }
+      trajectory::put_vector(t, f.x, i, dim);
+      trajectory::put_vector(t, f.v, i, dim);
       t += ' ';
       put(t, f.mass[i]);
       t += ' ';

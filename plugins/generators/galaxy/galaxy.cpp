@@ -34,6 +34,8 @@
 #include "pardyn/generator_support.hpp"
 #include "pardyn/plugin_export.hpp"
 
+#include "../../common/generator_bodies.hpp"
+
 namespace pardyn::plugins {
 namespace {
 
@@ -148,13 +150,8 @@ class Galaxy final : public Generator {
   // (3D), from the star's stream.
   void draw_star(std::mt19937_64& rng, int dim, double (&x)[3]) const {
     if (dim == 3) {
-      const double r = radius_ * std::cbrt(uniform01(rng));
-      const double cos_t = 2.0 * uniform01(rng) - 1.0;
-      const double sin_t = std::sqrt(std::max(0.0, 1.0 - cos_t * cos_t));
-      const double phi = 2.0 * kPi * uniform01(rng);
-      x[0] = r * sin_t * std::cos(phi);
-      x[1] = r * sin_t * std::sin(phi);
-      x[2] = r * cos_t * thickness_;
+      random_direction(rng, radius_ * std::cbrt(uniform01(rng)), x);
+      x[2] *= thickness_;
     } else {
       const double r = radius_ * std::sqrt(uniform01(rng));
       const double phi = 2.0 * kPi * uniform01(rng);
@@ -171,30 +168,6 @@ class Galaxy final : public Generator {
     const double y1 = c * y - s * z, z1 = s * y + c * z;
     y = y1;
     z = z1;
-  }
-
-  // The random star positions leave a centre of mass O(R / sqrt(count)) off the central body and a
-  // net momentum that would make the galaxy drift: the block's `offset` and `velocity` are then
-  // exact. Summed exactly over the whole block (comm: the ranks that hold its other particles).
-  static void to_centre_of_mass_frame(HostParticles& hp, Comm* comm) {
-    const std::size_t n = hp.size();
-    ExactSum sums[7];  // m x, m v per axis; m
-    for (std::size_t i = 0; i < n; ++i) {
-      for (int d = 0; d < hp.dim; ++d) {
-        sums[d].add(hp.mass[i] * hp.x[d][i]);
-        sums[3 + d].add(hp.mass[i] * hp.v[d][i]);
-      }
-      sums[6].add(hp.mass[i]);
-    }
-    reduce(comm, sums, 7);
-    const double mtot = sums[6].value();
-    for (int d = 0; d < hp.dim; ++d) {
-      const double cx = sums[d].value() / mtot, cv = sums[3 + d].value() / mtot;
-      for (std::size_t i = 0; i < n; ++i) {
-        hp.x[d][i] -= cx;
-        hp.v[d][i] -= cv;
-      }
-    }
   }
 
   std::string context_;

@@ -27,17 +27,10 @@
 #include "pardyn/generator_support.hpp"
 #include "pardyn/plugin_export.hpp"
 
+#include "../../common/generator_bodies.hpp"
+
 namespace pardyn::plugins {
 namespace {
-
-void random_direction(std::mt19937_64& g, double length, double out[3]) {
-  const double cos_t = 2.0 * uniform01(g) - 1.0;
-  const double sin_t = std::sqrt(std::max(0.0, 1.0 - cos_t * cos_t));
-  const double phi = 2.0 * kPi * uniform01(g);
-  out[0] = length * sin_t * std::cos(phi);
-  out[1] = length * sin_t * std::sin(phi);
-  out[2] = length * cos_t;
-}
 
 class Plummer final : public Generator {
  public:
@@ -105,30 +98,6 @@ class Plummer final : public Generator {
     if (dim != 3)
       fail("a Plummer sphere is 3D but the run is " + std::to_string(dim) +
            "D; set dim = 3, or use generator \"galaxy\" or \"uniform\" in 2D");
-  }
-
-  // The sample's own centre of mass is a random O(a / sqrt(N)) offset, and its mean velocity would
-  // make the sphere drift: both are removed, summed exactly over the whole block (comm: the ranks
-  // that hold its other particles), so every cut of the block gives the same particles.
-  static void to_centre_of_mass_frame(HostParticles& hp, Comm* comm) {
-    const std::size_t n = hp.size();
-    ExactSum sums[7];  // m x, m v per axis; m
-    for (std::size_t i = 0; i < n; ++i) {
-      for (int d = 0; d < 3; ++d) {
-        sums[d].add(hp.mass[i] * hp.x[d][i]);
-        sums[3 + d].add(hp.mass[i] * hp.v[d][i]);
-      }
-      sums[6].add(hp.mass[i]);
-    }
-    reduce(comm, sums, 7);
-    const double mtot = sums[6].value();
-    for (int d = 0; d < 3; ++d) {
-      const double cx = sums[d].value() / mtot, cv = sums[3 + d].value() / mtot;
-      for (std::size_t i = 0; i < n; ++i) {
-        hp.x[d][i] -= cx;
-        hp.v[d][i] -= cv;
-      }
-    }
   }
 
   std::string context_;

@@ -14,6 +14,8 @@
 #include "../rk4/rk4_step.hpp"
 #include "pardyn/plugin_export.hpp"
 
+#include "../../common/fixed_step.hpp"
+
 namespace pardyn::plugins {
 namespace {
 
@@ -82,10 +84,8 @@ class Ab5 final : public Integrator {
 };
 
 void register_ab5(Registrar& r) {
-  FactoryInfo f;
-  f.name = "ab5";
-  f.summary = "5th-order Adams-Bashforth with an RK4 starter: 1 force evaluation per step";
-  f.doc =
+  register_fixed_step<Ab5>(
+      r, "ab5", "5th-order Adams-Bashforth with an RK4 starter: 1 force evaluation per step",
       "y += dt/720 (1901 f_n - 2774 f_{n-1} + 2616 f_{n-2} - 1274 f_{n-3} + 251 f_{n-4}),\n"
       "y = (x, v), f(y) = (v, a(x)): an explicit multistep method of fifth order.\n"
       "One force evaluation per step once started; the first four steps are classic RK4 steps\n"
@@ -95,12 +95,7 @@ void register_ab5(Registrar& r) {
       "article's integrator comparison, docs/sources.md; docs/integrators.md),\n"
       "but not symplectic (the energy drifts) and its stability region is small: dt must resolve\n"
       "the fastest motion well, and it does not suit reflecting walls or collisions. For close\n"
-      "encounters use dopri5.";
-  f.backends = kCpu | kCuda;
-  f.schema.real("dt", 1e-3, "time", "time step", 0.0, std::nullopt, true);
-  r.add(std::move(f), Factory<Integrator>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Integrator>(new Ab5(p.real("dt")));
-        }));
+      "encounters use dopri5.");
 }
 
 }  // namespace

@@ -6,37 +6,27 @@
 //   v(t + dt) = v(t) + a(t) dt
 #include "pardyn/plugin_export.hpp"
 
+#include "../../common/fixed_step.hpp"
+
 namespace pardyn::plugins {
 namespace {
 
-class Euler final : public Integrator {
+class Euler final : public FixedStepIntegrator {
  public:
-  explicit Euler(double dt) : dt_(dt) {}
-  double dt() const override { return dt_; }
-  void set_dt(double dt) override { dt_ = dt; }
+  using FixedStepIntegrator::FixedStepIntegrator;
   void step(StepContext& ctx) override {
     auto& ops = ctx.ops();
     ctx.drift(dt_);              // with v(t)
     ops.kick(ctx.store(), dt_);  // with a(t), still in the store
     ctx.compute_forces();
   }
-
- private:
-  double dt_;
 };
 
 void register_euler(Registrar& r) {
-  FactoryInfo f;
-  f.name = "euler";
-  f.summary = "explicit Euler: 1st order, energy drifts (a baseline)";
-  f.doc =
+  register_fixed_step<Euler>(
+      r, "euler", "explicit Euler: 1st order, energy drifts (a baseline)",
       "x += v dt;  v += a(x_old) dt.  First order, not symplectic: the energy error grows\n"
-      "linearly with time. One force evaluation per step. Use it only as a baseline.";
-  f.backends = kCpu | kCuda;
-  f.schema.real("dt", 1e-3, "time", "time step", 0.0, std::nullopt, true);
-  r.add(std::move(f), Factory<Integrator>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Integrator>(new Euler(p.real("dt")));
-        }));
+      "linearly with time. One force evaluation per step. Use it only as a baseline.");
 }
 
 }  // namespace

@@ -8,17 +8,17 @@
 //   k4 = f(y + dt k3)
 //   y(t + dt) = y + dt/6 (k1 + 2 k2 + 2 k3 + k4)    (then the forces there, for the next k1)
 #include "pardyn/plugin_export.hpp"
+
+#include "../../common/fixed_step.hpp"
 #include "rk4_step.hpp"
 
 namespace pardyn::plugins {
 namespace {
 
-class Rk4 final : public Integrator {
+class Rk4 final : public FixedStepIntegrator {
  public:
-  explicit Rk4(double dt) : dt_(dt) {}
-  double dt() const override { return dt_; }
+  using FixedStepIntegrator::FixedStepIntegrator;
   bool particle_state() const override { return true; }
-  void set_dt(double dt) override { dt_ = dt; }
 
   void step(StepContext& ctx) override {
     // Allocated on the first step, when the store is filled.
@@ -28,15 +28,12 @@ class Rk4 final : public Integrator {
   }
 
  private:
-  double dt_;
   Rk4Work work_;
 };
 
 void register_rk4(Registrar& r) {
-  FactoryInfo f;
-  f.name = "rk4";
-  f.summary = "classic 4th-order Runge-Kutta on (x, v): 4 force evaluations per step";
-  f.doc =
+  register_fixed_step<Rk4>(
+      r, "rk4", "classic 4th-order Runge-Kutta on (x, v): 4 force evaluations per step",
       "k1 = f(y), k2 = f(y + dt/2 k1), k3 = f(y + dt/2 k2), k4 = f(y + dt k3),\n"
       "y += dt/6 (k1 + 2 k2 + 2 k3 + k4), with y = (x, v) and f(y) = (v, a(x)).\n"
       "Fourth order; four force evaluations per step (k1 reuses the previous step's forces).\n"
@@ -44,12 +41,7 @@ void register_rk4(Registrar& r) {
       "accurate runs and as a reference; for long runs prefer yoshida4 (same order, 3\n"
       "evaluations, no drift), and for close encounters dopri5 (adaptive).\n"
       "Boundaries are applied at every stage; with reflecting walls a stage that bounces is only\n"
-      "first order, so use leapfrog there.";
-  f.backends = kCpu | kCuda;
-  f.schema.real("dt", 1e-3, "time", "time step", 0.0, std::nullopt, true);
-  r.add(std::move(f), Factory<Integrator>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Integrator>(new Rk4(p.real("dt")));
-        }));
+      "first order, so use leapfrog there.");
 }
 
 }  // namespace

@@ -10,14 +10,14 @@
 
 #include "pardyn/plugin_export.hpp"
 
+#include "../../common/fixed_step.hpp"
+
 namespace pardyn::plugins {
 namespace {
 
-class Yoshida4 final : public Integrator {
+class Yoshida4 final : public FixedStepIntegrator {
  public:
-  explicit Yoshida4(double dt) : dt_(dt) {}
-  double dt() const override { return dt_; }
-  void set_dt(double dt) override { dt_ = dt; }
+  using FixedStepIntegrator::FixedStepIntegrator;
 
   void step(StepContext& ctx) override {
     static const double cbrt2 = std::cbrt(2.0);
@@ -35,17 +35,12 @@ class Yoshida4 final : public Integrator {
     }
     ops.kick(s, kick[3] * dt_);
   }
-
- private:
-  double dt_;
 };
 
 void register_yoshida4(Registrar& r) {
-  FactoryInfo f;
-  f.name = "yoshida4";
-  f.summary =
-      "Yoshida's 4th-order symplectic triple jump of leapfrog: 3 force evaluations per step";
-  f.doc =
+  register_fixed_step<Yoshida4>(
+      r, "yoshida4",
+      "Yoshida's 4th-order symplectic triple jump of leapfrog: 3 force evaluations per step",
       "Three leapfrog (kick-drift-kick) steps of w1 dt, w0 dt, w1 dt with merged half kicks,\n"
       "w1 = 1/(2 - 2^(1/3)) = 1.3512..., w0 = -2^(1/3) w1 = -1.7024... (Yoshida 1990):\n"
       "  kick w1/2, drift w1, [a], kick (w1+w0)/2, drift w0, [a], kick (w0+w1)/2, drift w1, [a],\n"
@@ -55,12 +50,7 @@ void register_yoshida4(Registrar& r) {
       "(planetary orbits, choreographies) at a fixed step; its error constant is larger than\n"
       "rk4's, so at equal cost it wins through the absence of drift, not on one orbit. The middle\n"
       "substep goes backwards in time, so it does not suit dissipative modifiers or reflecting\n"
-      "walls.";
-  f.backends = kCpu | kCuda;
-  f.schema.real("dt", 1e-3, "time", "time step", 0.0, std::nullopt, true);
-  r.add(std::move(f), Factory<Integrator>([](const ParamSet& p, const RunInfo&) {
-          return std::unique_ptr<Integrator>(new Yoshida4(p.real("dt")));
-        }));
+      "walls.");
 }
 
 }  // namespace

@@ -14,19 +14,16 @@
 namespace pardyn::plugins {
 namespace {
 
-class Berendsen final : public Thermostat {
+class Berendsen final : public ScalingThermostat {
  public:
-  using Thermostat::Thermostat;
+  using ScalingThermostat::ScalingThermostat;
 
  private:
-  void act(StepContext& ctx, double h, double T0) override {
-    const double dof = ctx.dof();
-    const double K = ctx.ops().kinetic_energy(ctx.store());
-    if (!(K > 0) || !(dof > 0)) return;  // particles at rest cannot be scaled to a temperature
+  double factor(StepContext&, double K, double dof, double h, double T0) override {
     const double T = 2.0 * K / dof;
     // h > tau with T >> T0 would give lambda^2 < 0: the velocities are then set to zero.
     const double lambda2 = std::max(0.0, 1.0 + h / settings().tau * (T0 / T - 1.0));
-    ctx.ops().scale_velocities(ctx.store(), std::sqrt(lambda2));
+    return std::sqrt(lambda2);
   }
 };
 

@@ -11,18 +11,14 @@
 namespace pardyn::plugins {
 namespace {
 
-class VelocityRescale final : public Thermostat {
+class VelocityRescale final : public ScalingThermostat {
  public:
-  using Thermostat::Thermostat;
+  using ScalingThermostat::ScalingThermostat;
 
  private:
-  void act(StepContext& ctx, double h, double T0) override {
-    const double dof = ctx.dof();
-    const double K = ctx.ops().kinetic_energy(ctx.store());
-    if (!(K > 0) || !(dof > 0)) return;  // particles at rest cannot be scaled to a temperature
+  double factor(StepContext& ctx, double K, double dof, double h, double T0) override {
     CounterRng rng(settings().seed, ctx.step());
-    const double alpha = bussi_scale(K, 0.5 * dof * T0, dof, h, settings().tau, rng);
-    ctx.ops().scale_velocities(ctx.store(), alpha);
+    return bussi_scale(K, 0.5 * dof * T0, dof, h, settings().tau, rng);
   }
 };
 

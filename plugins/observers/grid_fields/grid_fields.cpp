@@ -32,6 +32,7 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
+#include "../../common/steps_param.hpp"
 #include "../../common/vtk_xml.hpp"
 
 namespace pardyn::plugins {
@@ -322,15 +323,9 @@ void register_grid_fields(Registrar& r) {
   info.summary = "density, temperature and flow velocity on a grid (fields/*.vti, fields.pvd)";
   info.doc = kDoc;
   info.backends = kCpu | kCuda;  // observers see host copies only
-  ParamSpec interval;
-  interval.name = "interval";
-  interval.type = ParamType::Int;
-  interval.unit = "steps";
-  interval.doc = "write the fields every this many steps (and at step 0 and the last step)";
-  interval.default_value = std::int64_t{100};
-  interval.min = 1;
-  interval.max = double(kMaxSteps);
-  info.schema.add(interval)
+  info.schema
+      .add(steps_param("interval", 100, 1,
+                       "write the fields every this many steps (and at step 0 and the last step)"))
       .integers("cells", std::nullopt,
                 "number of cells per axis: [nx, ny] in 2D, [nx, ny, nz] in 3D "
                 "(at most 1e8 cells in all)",

@@ -22,6 +22,8 @@
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
 
+#include "../../common/steps_param.hpp"
+
 namespace pardyn::plugins {
 namespace {
 
@@ -258,14 +260,7 @@ void register_thermo(Registrar& r) {
   info.summary = "CSV log of energies, momentum, angular momentum, temperature and energy drift";
   info.doc = kDoc;
   info.backends = kCpu | kCuda;  // needs no particle data, only the framework's reductions
-  ParamSpec interval;
-  interval.name = "interval";
-  interval.type = ParamType::Int;
-  interval.unit = "steps";
-  interval.doc = "write a row every this many steps (and at step 0 and the last step)";
-  interval.default_value = std::int64_t{10};
-  interval.min = 1;
-  interval.max = double(kMaxSteps);
+
   ParamSpec columns;  // a list of strings from a fixed set, checked by the schema
   columns.name = "columns";
   columns.type = ParamType::StringList;
@@ -277,7 +272,9 @@ void register_thermo(Registrar& r) {
                      "kinetic_per_particle",
                      "potential_per_particle",
                      "total_per_particle"};
-  info.schema.add(interval)
+  info.schema
+      .add(steps_param("interval", 10, 1,
+                       "write a row every this many steps (and at step 0 and the last step)"))
       .string("file", "thermo.csv",
               "the CSV file, relative to the run's output folder (inside it; two outputs never "
               "share a file)")

@@ -44,6 +44,7 @@
 
 #include "pardyn/output.hpp"
 #include "pardyn/plugin_export.hpp"
+#include "../../common/steps_param.hpp"
 #include "../../common/vtk_xml.hpp"
 
 namespace pardyn::plugins {
@@ -481,18 +482,6 @@ class VtkObserver final : public Observer {
   AsyncWriter writer_;
 };
 
-ParamSpec step_interval(std::int64_t def) {
-  ParamSpec p;
-  p.name = "interval";
-  p.type = ParamType::Int;
-  p.unit = "steps";
-  p.doc = "write a frame every this many steps (and at step 0 and the last step)";
-  p.default_value = def;
-  p.min = 1;
-  p.max = double(kMaxSteps);
-  return p;
-}
-
 const char* const kDoc = R"(Writes the particles for ParaView: one VTK XML PolyData file per
 frame, <output>/frames/NNNNNN.vtp (NNNNNN = frame index from 000000), and <output>/run.pvd, a VTK
 collection that lists every frame with its simulation time (timestep="t") and is rewritten
@@ -528,7 +517,9 @@ void register_vtk(Registrar& r) {
   info.summary = "VTK XML frames (frames/*.vtp) and a ParaView collection (run.pvd)";
   info.doc = kDoc;
   info.backends = kCpu | kCuda;  // observers see host copies only
-  info.schema.add(step_interval(100))
+  info.schema
+      .add(steps_param("interval", 100, 1,
+                       "write a frame every this many steps (and at step 0 and the last step)"))
       .boolean("compress", true, "compress the binary data (smaller files, slower to write)")
       .choice("compressor", "lz4", {"lz4", "zlib", "lzma"},
               "lz4: fast (keeps up with the GPU); zlib: ~10x slower to write, a little smaller; "
