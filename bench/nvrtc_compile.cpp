@@ -115,44 +115,41 @@ const char* kFormula = R"(
     fdivr = (c[3] * t2 - c[4] * t1) * t0;
 )";
 
-std::string templates_source() {
-  return std::string(R"(#include "expression_eval.hpp"
-#include "pardyn/traversal/cell_list_cuda.cuh"
-namespace pardyn::expression {
+// A program of `includes` with the formula `body` as expression_eval.hpp's Impl (`Generated`).
+std::string law_source(const std::string& includes, const std::string& body) {
+  return includes + R"(namespace pardyn::expression {
 struct Generated {
   template <class Real>
   PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
                                               int tj, Real& fdivr, Real& e) {
     const Real* __restrict c = k.c;
-    (void)s, (void)ti, (void)tj;)") +
-         kFormula + R"(  }
+    (void)r2, (void)s, (void)ti, (void)tj;
+)" + body +
+         R"(  }
 };
 }  // namespace pardyn::expression
 )";
+}
+
+std::string templates_source() {
+  return law_source(
+      "#include \"expression_eval.hpp\"\n#include \"pardyn/traversal/cell_list_cuda.cuh\"\n",
+      kFormula);
 }
 
 // --check: every traversal's kernels, for the law forms that use them (a cut-off formula on the
 // cell list; the kernel plus a formula inside its radius, as the real gas's, on the far zones and
 // the tree; the kernel alone, as gravity's, on all_pairs), in one program.
 std::string check_source() {
-  return R"(#include "expression_eval.hpp"
+  return law_source(R"(#include "expression_eval.hpp"
 #include "pardyn/traversal/all_pairs_cuda.cuh"
 #include "pardyn/traversal/cell_list_cuda.cuh"
 #include "pardyn/traversal/tree_cuda.cuh"
-namespace pardyn::expression {
-struct Generated {
-  template <class Real>
-  PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
-                                              int tj, Real& fdivr, Real& e) {
-    const Real* __restrict c = k.c;
-    (void)r2, (void)ti, (void)tj;
-    const Real in = s < c[0] ? Real(1) : Real(0);
+)",
+                    R"(    const Real in = s < c[0] ? Real(1) : Real(0);
     e = in * (c[1] * (Real(1) / s - c[2]) + c[3] * log(s * c[4]));
     fdivr = in * (c[5] / (s * s) - c[6] / s);
-  }
-};
-}  // namespace pardyn::expression
-)";
+)");
 }
 
 std::vector<std::string> check_names(const std::string& real, const std::string& dim) {
