@@ -100,6 +100,99 @@ struct Wanted {
   }
 };
 
+// The (section, cut-off) of each pair of types: `keyword` and `rcut` for all, `pairs` entries for
+// some, and every type beyond the last one named as that one (as lennard_jones).
+struct PairSections {
+  Wanted w[Table::kMaxTypes][Table::kMaxTypes];
+};
+PairSections pair_sections(const ParamSet& p, const std::string& context) {
+  Wanted base{p.string("keyword"), p.real("rcut")};
+  PairSections out;
+  auto& per = out.w;
+  for (auto& row : per)
+    for (auto& w : row) w = base;
+  for (const auto& line : p.strings("pairs")) {
+    std::istringstream in(line);
+    int i = -1, j = -1;
+    std::string kw, rest;
+    double rc = base.rcut;
+    const auto bad = [&](const std::string& why) {
+      return Error(context + ": pairs entry \"" + line + "\" " + why +
+                   "; write \"i j keyword\" or \"i j keyword rcut\", e.g. \"0 1 LJ01 2.5\"");
+    };
+    if (!(in >> i >> j >> kw)) throw bad("is not two types and a keyword");
+    if (in >> rest) {
+      std::istringstream num(rest);
+      if (!(num >> rc) || !(rc > 0)) throw bad("has a cut-off that is not a number > 0");
+      if (in >> rest) throw bad("has more than four fields");
+    }
+    if (i < 0 || j < 0 || i >= Table::kMaxTypes || j >= Table::kMaxTypes)
+      throw bad("names a type outside 0.." + std::to_string(Table::kMaxTypes - 1));
+    // The pair (i, j), and every type beyond the last one named, as lennard_jones.
+    per[i][j] = per[j][i] = Wanted{kw, rc};
+  }
+  int last = 0;
+  for (const auto& line : p.strings("pairs")) {
+    std::istringstream in(line);
+    int i = 0, j = 0;
+    in >> i >> j;
+    last = std::max({last, i, j});
+  }
+  for (int i = 0; i < Table::kMaxTypes; ++i)
+    for (int j = 0; j < Table::kMaxTypes; ++j)
+      if (i > last || j > last) per[i][j] = per[std::min(i, last)][std::min(j, last)];
+  return out;
+}
+
+// Section `s` put onto n points evenly spaced in r^2 from its first r to `rc` (shifted or not),
+// as interval coefficients appended to `data`: the grid that reads them.
+Table::Grid put_on_grid(const table_file::Section& s, double rc, int n, bool shift, bool spline,
+                        const std::string& head, const std::string& context, bool quiet,
+                        std::vector<double>& data) {
+  const double rlo = s.r.front();
+  const table_file::Curve curve(s);
+  // The grid's points: s_k = rlo^2 + k h, k = 0..n-1, the last at rc^2.
+  const double s0 = rlo * rlo, h = (rc * rc - s0) / (n - 1);
+  std::vector<double> e(static_cast<std::size_t>(n)), fr(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    const double sk = k == n - 1 ? rc * rc : s0 + h * k;
+    const double r = k == 0 ? rlo : k == n - 1 ? rc : std::sqrt(sk);
+    double f;
+    curve.at(r, e[std::size_t(k)], f);
+    fr[std::size_t(k)] = f / r;
+  }
+  if (shift) {
+    const double at_rc = e.back();
+    for (double& v : e) v -= at_rc;
+  } else {
+    double emax = 0;
+    for (double v : e) emax = std::max(emax, std::fabs(v));
+    if (std::fabs(e.back()) > 1e-6 * emax && !quiet)
+      warn(head + ": the energy at the cut-off r = " + fmt(rc) + " is " + fmt(e.back()) +
+           ", not 0: it jumps by that much when a pair crosses the cut-off; set shift = "
+           "true to subtract it (" +
+           context + ")");
+  }
+  Table::Grid g;
+  g.s0 = s0;
+  g.inv_h = 1 / h;
+  g.rc2 = rc * rc;
+  g.offset = int(data.size());
+  g.last = n - 2;
+  for (int k = 0; k + 1 < n; ++k) {
+    const double e0 = e[std::size_t(k)], e1 = e[std::size_t(k) + 1];
+    const double f0 = fr[std::size_t(k)], f1 = fr[std::size_t(k) + 1];
+    if (spline) {
+      // Hermite in u = (s - s_k)/h, slopes dE/du = h dE/ds = -h (F/r)/2.
+      const double m0 = -0.5 * h * f0, m1 = -0.5 * h * f1;
+      data.insert(data.end(), {e0, m0, 3 * (e1 - e0) - 2 * m0 - m1, 2 * (e0 - e1) + m0 + m1});
+    } else {
+      data.insert(data.end(), {e0, e1 - e0, f0, f1 - f0});
+    }
+  }
+  return g;
+}
+
 class TablePotential final : public Potential {
  public:
   TablePotential(const ParamSet& p, const RunInfo& run) {
@@ -117,46 +210,12 @@ class TablePotential final : public Potential {
     params_.spline = style == "spline";
 
     // The sections each type pair uses.
-    Wanted base{p.string("keyword"), p.real("rcut")};
-    Wanted per[Table::kMaxTypes][Table::kMaxTypes];
-    for (auto& row : per)
-      for (auto& w : row) w = base;
-    for (const auto& line : p.strings("pairs")) {
-      std::istringstream in(line);
-      int i = -1, j = -1;
-      std::string kw, rest;
-      double rc = base.rcut;
-      const auto bad = [&](const std::string& why) {
-        return Error(context + ": pairs entry \"" + line + "\" " + why +
-                     "; write \"i j keyword\" or \"i j keyword rcut\", e.g. \"0 1 LJ01 2.5\"");
-      };
-      if (!(in >> i >> j >> kw)) throw bad("is not two types and a keyword");
-      if (in >> rest) {
-        std::istringstream num(rest);
-        if (!(num >> rc) || !(rc > 0)) throw bad("has a cut-off that is not a number > 0");
-        if (in >> rest) throw bad("has more than four fields");
-      }
-      if (i < 0 || j < 0 || i >= Table::kMaxTypes || j >= Table::kMaxTypes)
-        throw bad("names a type outside 0.." + std::to_string(Table::kMaxTypes - 1));
-      // The pair (i, j), and every type beyond the last one named, as lennard_jones.
-      per[i][j] = per[j][i] = Wanted{kw, rc};
-    }
-    int last = 0;
-    for (const auto& line : p.strings("pairs")) {
-      std::istringstream in(line);
-      int i = 0, j = 0;
-      in >> i >> j;
-      last = std::max({last, i, j});
-    }
-    for (int i = 0; i < Table::kMaxTypes; ++i)
-      for (int j = 0; j < Table::kMaxTypes; ++j)
-        if (i > last || j > last) per[i][j] = per[std::min(i, last)][std::min(j, last)];
-
+    const PairSections per = pair_sections(p, context);
     // Each distinct (section, cut-off) once: read, checked, put onto its grid.
     std::map<Wanted, Table::Grid> grids;
     std::map<std::string, table_file::Section> sections;
     std::vector<double> data;
-    for (const auto& row : per)
+    for (const auto& row : per.w)
       for (const auto& w : row) {
         if (grids.count(w)) continue;
         std::string kw = w.keyword;
@@ -176,47 +235,8 @@ class TablePotential final : public Potential {
           throw Error(head + " starts at r = " + fmt(rlo) + ", at or beyond the cut-off " +
                       fmt(rc) + " (" + context + ")");
         check_continuity(s, rc, context, quiet);
-        const int n = n_given > 0 ? n_given : s.n;
-        const table_file::Curve curve(s);
-        // The grid's points: s_k = rlo^2 + k h, k = 0..n-1, the last at rc^2.
-        const double s0 = rlo * rlo, h = (rc * rc - s0) / (n - 1);
-        std::vector<double> e(static_cast<std::size_t>(n)), fr(static_cast<std::size_t>(n));
-        for (int k = 0; k < n; ++k) {
-          const double sk = k == n - 1 ? rc * rc : s0 + h * k;
-          const double r = k == 0 ? rlo : k == n - 1 ? rc : std::sqrt(sk);
-          double f;
-          curve.at(r, e[std::size_t(k)], f);
-          fr[std::size_t(k)] = f / r;
-        }
-        if (shift) {
-          const double at_rc = e.back();
-          for (double& v : e) v -= at_rc;
-        } else {
-          double emax = 0;
-          for (double v : e) emax = std::max(emax, std::fabs(v));
-          if (std::fabs(e.back()) > 1e-6 * emax && !quiet)
-            warn(head + ": the energy at the cut-off r = " + fmt(rc) + " is " + fmt(e.back()) +
-                 ", not 0: it jumps by that much when a pair crosses the cut-off; set shift = "
-                 "true to subtract it (" +
-                 context + ")");
-        }
-        Table::Grid g;
-        g.s0 = s0;
-        g.inv_h = 1 / h;
-        g.rc2 = rc * rc;
-        g.offset = int(data.size());
-        g.last = n - 2;
-        for (int k = 0; k + 1 < n; ++k) {
-          const double e0 = e[std::size_t(k)], e1 = e[std::size_t(k) + 1];
-          const double f0 = fr[std::size_t(k)], f1 = fr[std::size_t(k) + 1];
-          if (params_.spline) {
-            // Hermite in u = (s - s_k)/h, slopes dE/du = h dE/ds = -h (F/r)/2.
-            const double m0 = -0.5 * h * f0, m1 = -0.5 * h * f1;
-            data.insert(data.end(), {e0, m0, 3 * (e1 - e0) - 2 * m0 - m1, 2 * (e0 - e1) + m0 + m1});
-          } else {
-            data.insert(data.end(), {e0, e1 - e0, f0, f1 - f0});
-          }
-        }
+        const Table::Grid g = put_on_grid(s, rc, n_given > 0 ? n_given : s.n, shift, params_.spline,
+                                          head, context, quiet, data);
         if (data.size() > std::size_t(1) << 30)
           throw Error(context + ": the tables need more than 2^30 numbers; give a smaller n");
         grids.emplace(w, g);
@@ -224,7 +244,7 @@ class TablePotential final : public Potential {
     params_.uniform = grids.size() == 1;
     for (int i = 0; i < Table::kMaxTypes; ++i)
       for (int j = 0; j < Table::kMaxTypes; ++j)
-        params_.grid[i * Table::kMaxTypes + j] = grids.at(per[i][j]);
+        params_.grid[i * Table::kMaxTypes + j] = grids.at(per.w[i][j]);
     host_d_ = data;
     host_f_.assign(data.begin(), data.end());
     params_.data_d = host_d_.data();

@@ -65,6 +65,8 @@ inline std::string fmt(double v) {
 
 // The section `keyword` of the file at `path` (the path as the user gave it, for messages: `shown`);
 // an empty keyword: the file's only section. Every mistake is an Error "file:line: what (context)".
+// Long: one pass over the file's lines in order (the sections it skips, the keyword, the parameter
+// line, the rows), each kind of line with its own file:line message.
 inline Section read(const std::string& path, const std::string& shown, const std::string& keyword,
                     const std::string& context) {
   std::ifstream in(path);

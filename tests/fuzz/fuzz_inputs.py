@@ -418,12 +418,19 @@ def main():
     work.mkdir(parents=True)
 
     bases = {}
+    beside = {}
     for p in sorted(list(src.glob("examples/**/*.toml")) + list(src.glob("tests/**/*.toml"))):
         if "plugin_template" in str(p):
             continue  # needs the template's own plugin, built by its own test
         if "tests/mpi/scenarios" in str(p):
             continue  # the MPI tests' own (test plugins, several ranks, completed by the test)
         bases[str(p.relative_to(src))] = shrink(p.read_text())
+        # Data files beside the scenario that it names (a table law's `file = "lj.table"`) go
+        # into the case's folder with it.
+        for f in p.parent.iterdir():
+            if f.is_file() and f.suffix not in (".toml", ".md", ".png", ".py", ".gp") and \
+                    f'"{f.name}"' in bases[str(p.relative_to(src))]:
+                beside.setdefault(str(p.relative_to(src)), {})[f.name] = f.read_text()
     for name, text in BUILTIN.items():
         bases["builtin/" + name] = text
     names = sorted(bases)
@@ -433,10 +440,10 @@ def main():
     cases = []
     # The unmutated bases first: each must validate and run (the shrinking kept them valid).
     for name in names:
-        cases.append((name, bases[name], dict(csvs), [], "unmutated", True))
+        cases.append((name, bases[name], {**csvs, **beside.get(name, {})}, [], "unmutated", True))
     while len(cases) < args.cases:
         name = rng.choice(names)
-        text, csv_files, sets = bases[name], dict(csvs), []
+        text, csv_files, sets = bases[name], {**csvs, **beside.get(name, {})}, []
         r = rng.random()
         if r < 0.62:
             text, what = mutate_toml(rng, text)
