@@ -181,7 +181,23 @@ class ExpressionPotential final : public Potential {
                      law_.label.c_str(), why.c_str());
       return *interpreted_;
     }
-    c = compile(s.dim(), s.precision(), me);
+    if (law_.engine != "auto") {
+      c = compile(s.dim(), s.precision(), me);
+      return *c.potential;
+    }
+    // auto: a compiler that runs but cannot build the law (headers of another installation, a
+    // compiler too old for the SDK) leaves the law interpreted, saying why, as no compiler does.
+    try {
+      c = compile(s.dim(), s.precision(), me);
+    } catch (const Error& e) {
+      if (!quiet_)
+        std::fprintf(stderr,
+                     "pardyn: %s: the formula could not be compiled (%s); it runs interpreted, "
+                     "3-8 times slower (docs/formulas.md; engine = \"compiled\" makes this an "
+                     "error)\n",
+                     law_.label.c_str(), e.what());
+      return *interpreted_;
+    }
     return *c.potential;
   }
 

@@ -289,7 +289,11 @@ bool Simulation::wants_energy(std::uint64_t step) const {
 void Simulation::compute_forces() {
   // A tree's pieces re-dealt between the ranks before the evaluation (never between its passes).
   if (balance_.pending) redeal_morton();
-  balance_.measure = balance_.interval > 0 && step_ > 0 && step_ % balance_.interval == 0 &&
+  // The first measurement comes early (step 5), so that a run shorter than balance_interval, or
+  // the first balance_interval steps of a long one, do not run on the initial deal's imbalance.
+  const std::uint64_t first = std::min<std::uint64_t>(balance_.interval, 5);
+  balance_.measure = balance_.interval > 0 && step_ > 0 &&
+                     (step_ % balance_.interval == 0 || step_ == first) &&
                      step_ != balance_.measured_step;
   if (!need_energy_) {
     energy_fresh_ = false;

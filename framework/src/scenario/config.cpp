@@ -588,7 +588,8 @@ const Schema& simulation_schema() {
                 "balance_interval steps), or give every rank the same share of the particles "
                 "(equal: bit-reproducible runs; docs/parallel.md)")
         .integer("balance_interval", 50,
-                 "parallel runs with a tree term and balance = \"speed\": every this many steps "
+                 "parallel runs with a tree term and balance = \"speed\": at step 5 and then every "
+                 "this many steps "
                  "the ranks compare the time of their tree builds and walks and re-deal the "
                  "Morton curve when the slowest is more than 10% above the mean (0: never)",
                  0, double(kMaxSteps))

@@ -241,8 +241,9 @@ class Simulation final : public StepContext {
   // weights[r] (all-pairs ring; all ranks call it).
   void redistribute(const std::vector<double>& weights);
   bool balance_ring();  // true when the blocks changed
-  // Load balance of tree terms on several ranks (load_balance.cpp): every balance_interval steps
-  // one evaluation measures each rank's walk time; when the slowest rank is more than 5% above
+  // Load balance of tree terms on several ranks (load_balance.cpp): at step 5 and then every
+  // balance_interval steps one evaluation measures each rank's build and walk time; when the
+  // slowest rank is more than 10% above
   // the mean, the Morton curve is re-dealt by the ranks' speeds before the next evaluation.
   struct Balance {
     std::uint64_t interval = 0;  // steps between measurements (0: off)
