@@ -6,7 +6,8 @@
 #
 #   bench/scaling.sh [ROWS...]
 #
-# ROWS (default: all but real_gas_1e8): real_gas real_gas_ends real_gas_tree plummer plummer_weak
+# ROWS (default: all but real_gas_1e8): real_gas real_gas_ends real_gas_example real_gas_tree
+#   plummer plummer_weak
 #   log lj all_pairs real_gas_1e8
 # Environment:
 #   PARDYN  the pardyn command   (default ".gpu/run .gpu/build/bin/pardyn")
@@ -32,7 +33,7 @@ if [ -z "${GPUS:-}" ]; then
   [ "$ngpu" -ge 4 ] && GPUS="1 2 4"
 fi
 rows=("$@")
-[ ${#rows[@]} -eq 0 ] && rows=(real_gas real_gas_ends real_gas_tree plummer plummer_weak log lj all_pairs)
+[ ${#rows[@]} -eq 0 ] && rows=(real_gas real_gas_ends real_gas_example real_gas_tree plummer plummer_weak log lj all_pairs)
 mkdir -p "$OUT"
 S=$here/bench/scaling
 echo "== machine: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) x $ngpu"
@@ -76,6 +77,9 @@ for r in "${rows[@]}"; do
   case $r in
     real_gas) row real_gas 10000000 0 "$S/real_gas.toml" ;;
     real_gas_ends) row real_gas_ends 10000000 0 "$S/real_gas.toml" --set output.0.interval=300 ;;
+    real_gas_example)  # analyses as often as the example (thermo and clusters every 200 steps): a
+      # 300-step run's progress lines (ten per run, each with its analysis) would add 10 more
+      row real_gas_example 10000000 0 "$S/real_gas.toml" --set simulation.progress_interval=200 ;;
     real_gas_tree)  # the tree on every GPU count (several ranks choose far zones by themselves)
       row real_gas_tree 10000000 0 "$S/real_gas.toml" \
         --set 'potential.0.scheme={ type = "tree", theta = 0.7 }' ;;
