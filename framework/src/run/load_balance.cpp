@@ -132,6 +132,15 @@ void Simulation::judge_balance(double work_seconds) {
   const double mean = sum / K;
   if (!(mean > 0) || !(n > 0)) return;
   const double imbalance = worst / mean - 1;
+  if (balance_.log_only) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "balance: step %llu: list builds and forces %.3g s (slowest rank) against %.3g s "
+                  "(mean), %.1f%% above (the sub-boxes stay as cut)",
+                  (unsigned long long)step_, worst, mean, 100 * imbalance);
+    progress_->log_only(line);
+    return;
+  }
   const bool undo = balance_.redealt_at >= 0 && imbalance > balance_.redealt_at;
   balance_.redealt_at = -1;
   const bool wait = !undo && balance_.skip > 0;

@@ -85,6 +85,12 @@ void Simulation::plan_parallel(const Scenario& sc) {
     if (domain_) morton_ = false;
     if (morton_ && sc.balance_by_speed && sc.rank_weights.empty() && !integrator_->particle_state())
       balance_.interval = sc.balance_interval;
+    // The domain's sub-boxes stay as they are cut: their ranks' work is measured and logged alone
+    // (the imbalance over time in log.txt), never acted on.
+    if (domain_ && sc.balance_interval > 0) {
+      balance_.interval = sc.balance_interval;
+      balance_.log_only = true;
+    }
   }
 }
 

@@ -250,6 +250,7 @@ class Simulation final : public StepContext {
     std::uint64_t measured_step = ~std::uint64_t(0);
     bool measure = false;  // this evaluation measures
     bool pending = false;  // re-deal before the next evaluation
+    bool log_only = false;  // the domain decomposition: measured and logged, never re-dealt
     std::vector<double> weights;
     std::uint64_t redeals = 0;
     // The last re-deal: the weights before it and the imbalance that made it (-1: none to judge);
