@@ -24,6 +24,10 @@
 
 namespace pardyn::potentials {
 
+// The evaluator is a CUDA kernel argument: with the traversal's others (the cell list's, 1 KB) the
+// arguments may take at most 4 KB before CUDA 12.1.
+static_assert(sizeof(Table::Evaluator<double>) <= 3 * 1024, "keep Table::Evaluator small");
+
 namespace {
 
 // A warning on standard error, once per process (the scenario's checks and the run each make the
@@ -178,7 +182,6 @@ Table::Grid put_on_grid(const table_file::Section& s, double rc, int n, bool shi
   Table::Grid g;
   g.s0 = s0;
   g.inv_h = 1 / h;
-  g.h = h;
   g.rc2 = rc * rc;
   g.offset = int(data.size());
   g.last = n - 2;

@@ -36,10 +36,10 @@ struct Table {
 
   static FactoryInfo info();  // table.cpp
 
-  // One sub-table on its grid: s_0, 1/h, h, the cut-off^2, where its records start in the data (in
+  // One sub-table on its grid: s_0, 1/h, the cut-off^2, where its records start in the data (in
   // numbers: 4 per interval) and the index of its last interval.
   struct Grid {
-    double s0 = 0, inv_h = 0, h = 0, rc2 = 0;
+    double s0 = 0, inv_h = 0, rc2 = 0;
     int offset = 0, last = 0;
   };
 
@@ -55,9 +55,10 @@ struct Table {
   template <typename Real>
   struct Evaluator {
     // A grid in the run's precision: s0, 1/h, top (the last interval's index as the largest Real
-    // not above it), eh = -h/2 for spline (0 for linear), the cut-off^2 and the records' offset.
+    // not above it), the cut-off^2 and the records' offset. (Small: the evaluator is a kernel
+    // argument, at most 4 KB with the traversal's others before CUDA 12.1.)
     struct G {
-      Real s0, inv_h, top, eh, rc2;
+      Real s0, inv_h, top, rc2;
       int offset;
     };
 
@@ -67,13 +68,14 @@ struct Table {
     Real rcut2;  // the largest cut-off^2 over all type pairs
     const Real* data;
     Real q, l;  // the weights of the record's third number: spline 1, 0; linear 0, 1 (at())
+    Real eh;    // spline -1/2, linear 0: the energy's cubic is -h/2 times the force's (at())
     int uniform;
     G one;                 // grid[0], read from the evaluator itself on the uniform path
     const Real* one_data;  // and its records
     G grid[kMaxTypes * kMaxTypes];
 
     explicit Evaluator(const Params& p)
-        : q(p.spline ? 1 : 0), l(p.spline ? 0 : 1), uniform(p.uniform) {
+        : q(p.spline ? 1 : 0), l(p.spline ? 0 : 1), eh(p.spline ? -0.5 : 0), uniform(p.uniform) {
       if constexpr (sizeof(Real) == sizeof(float)) data = reinterpret_cast<const Real*>(p.data_f);
       else data = reinterpret_cast<const Real*>(p.data_d);
       double rc2 = 0;
@@ -81,8 +83,7 @@ struct Table {
         const Grid& g = p.grid[k];
         Real top = Real(g.last);
         while (double(top) > g.last) top = std::nextafter(top, Real(0));  // float, n > 2^24
-        const Real eh = Real(p.spline ? -0.5 * g.h : 0);
-        grid[k] = G{Real(g.s0), Real(g.inv_h), top, eh, Real(g.rc2), g.offset};
+        grid[k] = G{Real(g.s0), Real(g.inv_h), top, Real(g.rc2), g.offset};
         rc2 = rc2 < g.rc2 ? g.rc2 : rc2;
       }
       one = grid[0];
@@ -137,7 +138,7 @@ struct Table {
       f = fma(fma(q * c[2], u, c[1]), u, c[0]);
       const Real third = Real(1) / Real(3);
       const Real cubic = fma(fma(third * c[2], u, Real(0.5) * c[1]), u, c[0]);
-      en = fma(fma(g.eh, cubic, l * c[2]), u, c[3]);
+      en = fma(fma(eh / g.inv_h, cubic, l * c[2]), u, c[3]);  // a division for energies only
     }
 
     // Types beyond the table share the last row (negative ones too: they wrap to large unsigned).
