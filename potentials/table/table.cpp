@@ -4,7 +4,9 @@
 // each type pair's grid in r^2, and runs the framework's traversals with the evaluator pointing at
 // the data where the particles live: host memory on the CPU, a device copy (BackendBuffer, made at
 // the first GPU evaluation) on the GPU.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -21,6 +23,10 @@
 #include "table_file.hpp"
 
 namespace pardyn::potentials {
+
+// The evaluator is a CUDA kernel argument: with the traversal's others (the cell list's, 1 KB) the
+// arguments may take at most 4 KB before CUDA 12.1.
+static_assert(sizeof(Table::Evaluator<double>) <= 3 * 1024, "keep Table::Evaluator small");
 
 namespace {
 
@@ -179,19 +185,47 @@ Table::Grid put_on_grid(const table_file::Section& s, double rc, int n, bool shi
   g.rc2 = rc * rc;
   g.offset = int(data.size());
   g.last = n - 2;
+  // One record per interval, the force's numbers first (table.hpp).
   for (int k = 0; k + 1 < n; ++k) {
     const double e0 = e[std::size_t(k)], e1 = e[std::size_t(k) + 1];
     const double f0 = fr[std::size_t(k)], f1 = fr[std::size_t(k) + 1];
     if (spline) {
-      // Hermite in u = (s - s_k)/h, slopes dE/du = h dE/ds = -h (F/r)/2.
+      // Hermite in u = (s - s_k)/h, slopes dE/du = h dE/ds = -h (F/r)/2: E = e0 + m0 u + c2 u^2 +
+      // c3 u^3, and F/r = -2/h dE/du = f0 + F1 u + F2 u^2.
       const double m0 = -0.5 * h * f0, m1 = -0.5 * h * f1;
-      data.insert(data.end(), {e0, m0, 3 * (e1 - e0) - 2 * m0 - m1, 2 * (e0 - e1) + m0 + m1});
+      const double c2 = 3 * (e1 - e0) - 2 * m0 - m1, c3 = 2 * (e0 - e1) + m0 + m1;
+      data.insert(data.end(), {f0, -4 / h * c2, -6 / h * c3, e0});
     } else {
-      data.insert(data.end(), {e0, e1 - e0, f0, f1 - f0});
+      data.insert(data.end(), {f0, f1 - f0, e1 - e0, e0});
     }
   }
   return g;
 }
+
+// The records in one precision on the host, the first at a 64-byte boundary, so that no record (16
+// or 32 bytes) straddles two cache lines, and their copy in a device's memory (made once: cudaMalloc
+// aligns to 256 bytes).
+template <class T>
+class Records {
+ public:
+  explicit Records(const std::vector<double>& v) : n_(v.size()) {
+    const std::size_t slack = 64 / sizeof(T);
+    store_.assign(n_ + slack, T(0));
+    // std::vector's memory is aligned to at least its element's size: the step is whole numbers.
+    begin_ = (64 - reinterpret_cast<std::uintptr_t>(store_.data()) % 64) % 64 / sizeof(T);
+    std::copy(v.begin(), v.end(), store_.begin() + std::ptrdiff_t(begin_));
+  }
+  const T* host() const { return store_.data() + begin_; }
+  const T* device(MemoryResource& m) {
+    if (dev_.memory() != &m) m.copy_from_host(dev_.get(m, n_), host(), n_ * sizeof(T));
+    return dev_.data();
+  }
+
+ private:
+  std::size_t n_, begin_ = 0;
+  std::vector<T> store_;
+  BackendBuffer<T> dev_;
+};
 
 class TablePotential final : public Potential {
  public:
@@ -245,10 +279,10 @@ class TablePotential final : public Potential {
     for (int i = 0; i < Table::kMaxTypes; ++i)
       for (int j = 0; j < Table::kMaxTypes; ++j)
         params_.grid[i * Table::kMaxTypes + j] = grids.at(per.w[i][j]);
-    host_d_ = data;
-    host_f_.assign(data.begin(), data.end());
-    params_.data_d = host_d_.data();
-    params_.data_f = host_f_.data();
+    records_d_ = std::make_unique<Records<double>>(data);
+    records_f_ = std::make_unique<Records<float>>(data);
+    params_.data_d = records_d_->host();
+    params_.data_f = records_f_->host();
     cpu_ = std::make_unique<PairPotential<Table>>(params_);
   }
 
@@ -257,13 +291,8 @@ class TablePotential final : public Potential {
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
     if (!supports(nb.kind)) throw Error(unsupported_reason(nb.kind));
     Table::Params dev = params_;
-    if (s.precision() == Precision::Float) {
-      if (dev_f_.memory() != &s.memory()) dev_f_.upload(s.memory(), host_f_);
-      dev.data_f = dev_f_.data();
-    } else {
-      if (dev_d_.memory() != &s.memory()) dev_d_.upload(s.memory(), host_d_);
-      dev.data_d = dev_d_.data();
-    }
+    if (s.precision() == Precision::Float) dev.data_f = records_f_->device(s.memory());
+    else dev.data_d = records_d_->device(s.memory());
     cuda::pair_compute<Table>(dev, s, nb, req);
 #else
     throw Error("potential 'table' was built without CUDA support; use backend = \"cpu\"");
@@ -278,10 +307,8 @@ class TablePotential final : public Potential {
 
  private:
   Table::Params params_;
-  std::vector<double> host_d_;
-  std::vector<float> host_f_;
-  BackendBuffer<double> dev_d_;
-  BackendBuffer<float> dev_f_;
+  std::unique_ptr<Records<double>> records_d_;
+  std::unique_ptr<Records<float>> records_f_;
   std::unique_ptr<PairPotential<Table>> cpu_;
 };
 

@@ -3,17 +3,25 @@
 // table_file.hpp reads them), interpolated on a grid uniform in s = r^2 between the table's first
 // distance and the cut-off, per pair of particle types.
 //
-// Each interval [s_i, s_i + h] of a sub-table holds four numbers c0..c3; with u = (r^2 - s_0)/h - i:
-//   linear:  U = c0 + c1 u,                 F/r = c2 + c3 u
-//            (energy and F/r each linear in r^2 between the grid's points, as LAMMPS's linear)
-//   spline:  U = c0 + c1 u + c2 u^2 + c3 u^3  (cubic Hermite: the table's energies, and the
-//            slopes dU/ds = -(F/r)/2 its forces give, at both ends),
-//            F/r = -2 dU/ds = -2/h (c1 + 2 c2 u + 3 c3 u^2): the force is the exact derivative of
-//            the energy (energy conserving).
+// Each interval [s_i, s_i + h] of a sub-table is one record of four numbers, the force's first, so
+// that a step without energies reads a prefix of it; with u = (r^2 - s_0)/h - i:
+//   spline  (F0, F1, F2, E0):  F/r = F0 + F1 u + F2 u^2,
+//                              U   = E0 - h/2 (F0 u + F1/2 u^2 + F2/3 u^3)
+//            U is the cubic Hermite through the table's energies with the slopes dU/ds = -(F/r)/2
+//            its forces give, at both ends; F/r = -2 dU/ds is its exact derivative (energy
+//            conserving), so the force's three numbers also give the energy's terms in u.
+//   linear  (F0, F1, E1, E0):  F/r = F0 + F1 u,  U = E0 + E1 u
+//            (F/r and the energy each linear in r^2 between the grid's points, as LAMMPS's linear)
+// Both are one formula (Evaluator::at), with F2 weighted by 1 or 0: no branch per pair.
+// A pair costs no square root and no division: the grid index, three loads from one 16- or 32-byte
+// record (aligned to 64 bytes: one cache line) and two fused multiply-adds for the force. On the
+// GPU the record is one read-only vector load; on the CPU the loads are gathers in the vectorised
+// pair loops (GCC emulates them: extract each lane's index, load, insert), and they are most of
+// what a pair costs beyond lennard_jones's arithmetic (docs/potentials.md#table, bench/RESULTS.md).
 // The data (per precision) are an array the evaluator points to: host memory on the CPU, the
-// device copy the plugin uploads (table.cpp, BackendBuffer) on the GPU; the evaluator itself stays a
-// small trivially copyable struct, as the law contract asks. Distances below the table's first
-// point use the first interval's polynomial (extrapolated); the traversal cuts every pair at its
+// device copy the plugin uploads (table.cpp) on the GPU; the evaluator itself stays a small
+// trivially copyable struct, as the law contract asks. Distances below the table's first point use
+// the first interval's polynomial (extrapolated); the traversal cuts every pair at its
 // sub-table's cut-off.
 #pragma once
 
@@ -28,7 +36,7 @@ struct Table {
 
   static FactoryInfo info();  // table.cpp
 
-  // One sub-table on its grid: s_0, 1/h, the cut-off^2, where its intervals start in the data (in
+  // One sub-table on its grid: s_0, 1/h, the cut-off^2, where its records start in the data (in
   // numbers: 4 per interval) and the index of its last interval.
   struct Grid {
     double s0 = 0, inv_h = 0, rc2 = 0;
@@ -46,9 +54,12 @@ struct Table {
 
   template <typename Real>
   struct Evaluator {
+    // A grid in the run's precision: s0, 1/h, top (the last interval's index as the largest Real
+    // not above it), the cut-off^2 and the records' offset. (Small: the evaluator is a kernel
+    // argument, at most 4 KB with the traversal's others before CUDA 12.1.)
     struct G {
-      Real s0, inv_h, rc2;
-      int offset, last;
+      Real s0, inv_h, top, rc2;
+      int offset;
     };
 
     static constexpr Range range = Range::Cutoff;
@@ -56,72 +67,78 @@ struct Table {
 
     Real rcut2;  // the largest cut-off^2 over all type pairs
     const Real* data;
-    int spline, uniform;
-    G one;  // grid[0], read from the evaluator itself on the uniform path
+    Real q, l;  // the weights of the record's third number: spline 1, 0; linear 0, 1 (at())
+    Real eh;    // spline -1/2, linear 0: the energy's cubic is -h/2 times the force's (at())
+    int uniform;
+    G one;                 // grid[0], read from the evaluator itself on the uniform path
+    const Real* one_data;  // and its records
     G grid[kMaxTypes * kMaxTypes];
 
-    explicit Evaluator(const Params& p) : spline(p.spline), uniform(p.uniform) {
+    explicit Evaluator(const Params& p)
+        : q(p.spline ? 1 : 0), l(p.spline ? 0 : 1), eh(p.spline ? -0.5 : 0), uniform(p.uniform) {
       if constexpr (sizeof(Real) == sizeof(float)) data = reinterpret_cast<const Real*>(p.data_f);
       else data = reinterpret_cast<const Real*>(p.data_d);
       double rc2 = 0;
       for (int k = 0; k < kMaxTypes * kMaxTypes; ++k) {
         const Grid& g = p.grid[k];
-        grid[k] = G{Real(g.s0), Real(g.inv_h), Real(g.rc2), g.offset, g.last};
+        Real top = Real(g.last);
+        while (double(top) > g.last) top = std::nextafter(top, Real(0));  // float, n > 2^24
+        grid[k] = G{Real(g.s0), Real(g.inv_h), top, Real(g.rc2), g.offset};
         rc2 = rc2 < g.rc2 ? g.rc2 : rc2;
       }
       one = grid[0];
+      one_data = data + one.offset;
       rcut2 = Real(uniform ? p.grid[0].rc2 : rc2);
     }
 
     PARDYN_HD PARDYN_INLINE void pair(Real r2, Real /*mi*/, Real /*mj*/, int ti, int tj,
                                       Real& fdivr, Real& e) const {
       if (uniform) {  // the same grid for every lane of a vectorised loop; the traversal cuts
-        at(one.s0, one.inv_h, one.offset, one.last, r2, fdivr, e);
+        at(one, one_data, 0, r2, fdivr, e);
         return;
       }
       const G& g = grid[type_index(ti) * kMaxTypes + type_index(tj)];
       Real en, f;
-      at(g.s0, g.inv_h, g.offset, g.last, r2, f, en);
+      at(g, data, unsigned(g.offset), r2, f, en);
       const bool inside = r2 < g.rc2;
       e = inside ? en : Real(0);
       fdivr = inside ? f : Real(0);
     }
 
    private:
-    // The interpolation on one grid at r^2.
-    PARDYN_HD PARDYN_INLINE void at(Real s0, Real inv_h, int offset, int last, Real r2, Real& f,
+    // The interpolation on grid g (records from data + offset) at r^2. The index is clamped in
+    // floating point (a NaN r^2 reads the first record) and no branch is taken: GCC vectorises a
+    // pair loop only if every load in it is unconditional (it cannot predicate emulated gathers).
+    PARDYN_HD PARDYN_INLINE void at(const G& g, const Real* data, unsigned offset, Real r2, Real& f,
                                     Real& en) const {
-      const Real x = (r2 - s0) * inv_h;
-      int i = int(x);
-      i = i < 0 ? 0 : (i > last ? last : i);
+      const Real x = (r2 - g.s0) * g.inv_h;
+      Real xc = x > Real(0) ? x : Real(0);
+      xc = xc < g.top ? xc : g.top;
+      const int i = int(xc);
       const Real u = x - Real(i);
-      Real c[4];
-      load4(data + offset + 4 * i, c);
-      if (spline) {
-        en = fma(fma(fma(c[3], u, c[2]), u, c[1]), u, c[0]);
-        f = Real(-2) * inv_h * fma(fma(Real(3) * c[3], u, Real(2) * c[2]), u, c[1]);
-      } else {
-        en = fma(c[1], u, c[0]);
-        f = fma(c[3], u, c[2]);
-      }
-    }
-
-    // An interval's four numbers: on the GPU one 16-byte read-only load (two for double; the
-    // intervals are 4-number aligned and device allocations 256-byte aligned), on the CPU four
-    // loads (gathers in the vectorised loops; those of an unused energy drop out).
-    PARDYN_HD PARDYN_INLINE static void load4(const Real* p, Real (&c)[4]) {
+      const unsigned k = offset + 4u * unsigned(i);  // unsigned: no sign extension per lane
 #if defined(__CUDA_ARCH__)
+      // One 16-byte read-only load (two for double): the records are 16- or 32-byte aligned.
+      Real c[4];
       if constexpr (sizeof(Real) == sizeof(float)) {
-        const float4 v = __ldg(reinterpret_cast<const float4*>(p));
+        const float4 v = __ldg(reinterpret_cast<const float4*>(data + k));
         c[0] = v.x, c[1] = v.y, c[2] = v.z, c[3] = v.w;
       } else {
-        const double2 a = __ldg(reinterpret_cast<const double2*>(p));
-        const double2 b = __ldg(reinterpret_cast<const double2*>(p) + 1);
+        const double2 a = __ldg(reinterpret_cast<const double2*>(data + k));
+        const double2 b = __ldg(reinterpret_cast<const double2*>(data + k) + 1);
         c[0] = a.x, c[1] = a.y, c[2] = b.x, c[3] = b.y;
       }
 #else
-      for (int k = 0; k < 4; ++k) c[k] = p[k];
+      // Four bases and one index, so that GCC extracts each lane's index once for all the loads
+      // (data[k + 1] would need it again: unsigned k + 1 may wrap); a step without energies
+      // drops the fourth load.
+      const Real *d1 = data + 1, *d2 = data + 2, *d3 = data + 3;
+      const Real c[4] = {data[k], d1[k], d2[k], d3[k]};
 #endif
+      f = fma(fma(q * c[2], u, c[1]), u, c[0]);
+      const Real third = Real(1) / Real(3);
+      const Real cubic = fma(fma(third * c[2], u, Real(0.5) * c[1]), u, c[0]);
+      en = fma(fma(eh / g.inv_h, cubic, l * c[2]), u, c[3]);  // a division for energies only
     }
 
     // Types beyond the table share the last row (negative ones too: they wrap to large unsigned).
