@@ -98,7 +98,10 @@ def sweep():
             raise SystemExit(f"integrators.py: a run of the sweep failed: {r}")
         param = next(p for p in ("dt", "rtol", "dt_eta") if r[p])
         print(f"row {r['integrator']} {param} {float(r[param]):g} evals {r['force_evaluations']} "
-              f"max_err {float(r['max_rel_energy_error']):.4g} rejected {r['rejected_steps']}")
+              f"max_err {float(r['max_rel_energy_error']):.4g} "
+              f"final_err {float(r['final_rel_energy_error']):.4g} "
+              f"rejected {r['rejected_steps'] or 0}")
+    print(f"sweep_evals {sum(int(r['force_evaluations']) for r in res)}")
     by = {}
     for r in res:
         by.setdefault(r["integrator"], []).append(r)
@@ -114,6 +117,14 @@ def sweep():
         x = float(r["force_evaluations"])
         print(f"dt_control_gain eta {r['dt_eta']} "
               f"{loglog(pts, x) / float(r['max_rel_energy_error']):.3f}")
+    # how fast the error falls with the cost: the local power between neighbouring runs
+    for name in ("dopri5", "yoshida4", "ab5"):
+        rs = sorted(by[name], key=lambda r: float(r["force_evaluations"]))
+        for a, b in zip(rs, rs[1:]):
+            ea, eb = float(a["max_rel_energy_error"]), float(b["max_rel_energy_error"])
+            xa, xb = float(a["force_evaluations"]), float(b["force_evaluations"])
+            print(f"power {name} {int(xa)} {int(xb)} {math.log(ea / eb) / math.log(xb / xa):.3f} "
+                  f"factor {ea / eb:.3f}")
     # dopri5's rejected steps: each costs 6 evaluations (FSAL)
     for r in by["dopri5"]:
         print(f"dopri5_rejected_share rtol {float(r['rtol']):g} "
@@ -122,6 +133,7 @@ def sweep():
     for name, (rows, _) in done.items():
         summary(name, rows)
         last = rows[-1]
+        print(f"final_err {name} {abs(float(last['relative_drift'])):.4g}")
         print(f"dopri5_rejected_share rtol {name.split('_')[1]} "
               f"{6 * float(last['rejected_steps']) / float(last['force_evaluations']):.3f}")
 
