@@ -376,6 +376,7 @@ def main():
         plan(measures, ids)
         return 0
     scratch = a.keep or tempfile.mkdtemp(prefix="doc_numbers.")
+    load = os.getloadavg()[1]  # the machine's load when the measures start (5-minute average)
     new, took, failed, skipped = {}, {}, {}, []
     for mid in ids:
         m = measures[mid]
@@ -401,7 +402,8 @@ def main():
     if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
                       text=True, capture_output=True).stdout.strip():
         commit += " with uncommitted changes"
-    note = f"{datetime.date.today().isoformat()}, commit {commit}, {machine()}"
+    note = (f"{datetime.date.today().isoformat()}, commit {commit}, {machine()}, "
+            f"load average {load:.1f} at the start")
     stamp_record({i: (note if measures[i]["device"] != "exact" else None, took[i])
                   for i in took if i not in failed})
     if not a.keep:
