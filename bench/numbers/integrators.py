@@ -146,7 +146,7 @@ def cost():
     for k in range(3):
         for name, interval in (("step", 100000), ("observed_step", 1)):
             _, log = run(name, ["integrator.type=leapfrog", "integrator.dt=0.001",
-                                f"output.1.interval={interval}"])
+                                f"output.0.interval={interval}"])
             m = re.search(r"timing: (\S+) s in the loop, (\d+) steps", log)
             print(f"{name}_ms {1e3 * float(m.group(1)) / int(m.group(2)):.3f}", flush=True)
 
