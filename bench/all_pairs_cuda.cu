@@ -18,7 +18,9 @@
 // the driver reports; a chip that clocks lower under load reaches less.
 //
 // --memory N allocates a 3D float store of N particles on the GPU, runs a kick, a drift and a
-// reduction on it, and prints the memory used (100 million must fit on an H100).
+// reduction on it, and prints the memory used (100 million must fit on an H100), how many particles
+// the GPU has room for, the time of the reduction (median of 5) and the rate of a copy of up to
+// 2 GiB to pageable host memory through the staging lanes (median of 3; docs/gpu.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -218,6 +220,43 @@ void memory_test(std::size_t n) {
       "store); %.1f of %.1f GiB free now; reduce saw %zu particles\n",
       n, double(before.free_memory - after.free_memory) / (1 << 30), s.bytes_per_particle(),
       double(after.free_memory) / (1 << 30), double(after.total_memory) / (1 << 30), r.n);
+  const double used = double(before.free_memory - after.free_memory);
+  std::printf("memory: room for about %.2g particles of %zu bytes in the %.1f GiB free before\n",
+              double(before.free_memory) / (used / double(n)), s.bytes_per_particle(),
+              double(before.free_memory) / (1 << 30));
+  auto seconds = [](auto t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  // The sums thermo needs (energies, momenta, angular momentum, temperature; compensated, double).
+  std::vector<double> reduce_s;
+  for (int k = 0; k < 5; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ops->reduce(s);
+    cuda::synchronize("memory test");
+    reduce_s.push_back(seconds(t0));
+  }
+  std::printf("reduce: %.3f ms for %zu particles, %.0f us per 10^6 (median of 5)\n",
+              1e3 * median(reduce_s), n, 1e6 * median(reduce_s) / (double(n) / 1e6));
+  // A copy to pageable host memory, as an output's fields come down (the staging lanes).
+  const std::size_t bytes = std::min(std::size_t(2) << 30, n * 12);
+  MemoryResource& mem = cuda::device_memory();
+  void* dev = mem.allocate(bytes);
+  mem.fill_zero(dev, bytes);
+  cuda::synchronize("memory test");
+  std::vector<char> host(bytes, 1);  // touched, as a run's reused host buffers are
+  std::vector<double> copy_s;
+  for (int k = 0; k < 3; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    mem.copy_to_host(host.data(), dev, bytes);
+    copy_s.push_back(seconds(t0));
+  }
+  mem.deallocate(dev);
+  std::printf("copy to host: %.2f GB in %.3f s, %.1f GB/s (median of 3)\n", bytes / 1e9,
+              median(copy_s), bytes / 1e9 / median(copy_s));
 }
 
 }  // namespace

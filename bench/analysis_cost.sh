@@ -15,7 +15,7 @@ backend=${5:-cuda}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 side=$(awk -v c="$cells" 'BEGIN { printf "%.8f", c * (4 / 0.8442) ^ (1 / 3) }')
-half=$(awk -v s="$side" 'BEGIN { m = s / 2; if (m > 4) m = 4; printf "%.4f", m }')
+half=$(awk -v s="$side" 'BEGIN { m = s / 2; if (m > 4) m = 4; printf "%.4f", int(m * 1e4) / 1e4 }')  # rounded down: r_max <= side / 2
 base() {
   cat <<EOT
 [simulation]

@@ -14,15 +14,24 @@ measured on, and how the number is picked from the command's output and written.
                                                                 quoted numbers and the record
     bench/doc_numbers.py --check [--build DIR] [--no-exact]    change nothing: exit 1 if a quoted
                                                                 number is stale or has no record
+    bench/doc_numbers.py --plan --device D                     list D's measures and what each took
+
+A measure that fails does not stop the others: every one is run, the numbers of those that
+succeeded are written, the failures are listed at the end and the exit status is 1. A summary of
+the seconds each command took closes the run (and is recorded as `seconds`, the estimate --plan
+adds up for a device call). $PARDYN, when set, is the pardyn executable the commands use (default:
+BUILD/bin/pardyn), so that under a wrapper that sets the library path, PARDYN=.gpu/build/bin/pardyn
+works.
 
 --check (scripts/check-docs runs it, ctest cli.docs) fails when a marker names no record, when a
 record's number is quoted differently in two places, when a measure says nowhere where it was
 measured, when a number that reads as a measurement has no marker (outside the pages the record
 lists as unmigrated), and, for the measures of device "exact" (deterministic results: the same on
-any machine with this build), when measuring again gives another number than the text quotes. Timings
-(devices "cpu-2core", "h100", ...) cannot be measured again everywhere: they are refreshed by
-running this program on their device, which records the date and commit (the lead does it for the
-GPU numbers on the GPU machine). docs/numbers.md says how to add a number.
+any machine with this build), when measuring again gives another number than the text quotes.
+Timings (devices "cpu-2core", "h100", "h100x4") and the deterministic results too slow for every
+check ("exact-long") are refreshed by running this program with their --device, which records the
+date, the commit and the machine (the lead does it for the GPU numbers on the GPU machines).
+docs/numbers.md says how to add a number.
 """
 import argparse
 import datetime
@@ -34,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +51,7 @@ RECORD = os.path.join(ROOT, "bench", "numbers.toml")
 # A quoted number: a sign, digits with thousands commas and a decimal point, an optional power of
 # ten written as ·10⁻⁶, and an optional second number after an en dash (a range).
 _ONE = r"[0-9][0-9,]*(?:\.[0-9]+)?(?:·10[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
-NUMBER = rf"[−+]?{_ONE}(?:–{_ONE})?"
+NUMBER = rf"[−+]?{_ONE}(?:–[−+]?{_ONE})?"
 MARK = re.compile(rf"({NUMBER})<!--n:([A-Za-z0-9_.-]+)-->")
 BARE_MARK = re.compile(r"<!--n:([A-Za-z0-9_.-]+)-->")
 BLOCK_MARK = re.compile(r"^\s*<!--n:([A-Za-z0-9_.-]+)-->\s*$")  # alone on its line, above a fence
@@ -49,7 +59,8 @@ SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 # What reads as a measurement: a number before a rate, a time, a size or a speed-up. On a page not
 # listed under `unmigrated` in the record, each one needs a marker (`given` for a number that is a
 # setting or a size by design, not a measurement).
-UNIT = r"(?:steps/s|interactions/s|particle-steps/s|pairs/s| ?×|\s(?:s|ms|µs|MB|GB|GiB|KiB|MiB)\b)"
+UNIT = (r"(?:\s?(?:steps/s|interactions/s|particle-steps/s|pairs/s)| ?×"
+        r"|\s(?:s|ms|µs|MB|GB|GiB|KiB|MiB)\b)")
 MEASURED = re.compile(rf"(?<![\w.·/]){NUMBER}(<!--n:[A-Za-z0-9_.-]+-->)?(?={UNIT})")
 GIVEN = "given"
 
@@ -110,26 +121,29 @@ def fmt(values, spec):
     return text.replace("-", "−")
 
 
+class MeasureError(Exception):
+    """A measure's command failed, or its output lacks a number the record picks."""
+
+
 def measure(m, build, scratch):
-    """Runs a measure's command; returns {name: text} for its values."""
+    """Runs a measure's command; returns {name: text} for its values (MeasureError if it fails)."""
     env = dict(os.environ)
     env["BUILD"] = build
-    env["PARDYN"] = os.path.join(build, "bin", "pardyn")
+    env["PARDYN"] = os.environ.get("PARDYN") or os.path.join(build, "bin", "pardyn")
     env["OUT"] = os.path.join(scratch, m["id"])
     os.makedirs(env["OUT"], exist_ok=True)
     print(f"doc_numbers: {m['id']}: {m['command']}", flush=True)
     r = subprocess.run(["bash", "-c", m["command"]], cwd=ROOT, env=env, capture_output=True,
                        text=True)
     if r.returncode != 0:
-        raise SystemExit(f"doc_numbers: {m['id']}: the command failed ({r.returncode}):\n"
-                         f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
+        raise MeasureError(f"the command failed ({r.returncode}):\n"
+                           f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
     out = r.stdout + r.stderr
     texts = {}
     for name, v in m["values"].items():
         found = re.findall(v["pick"], out, re.MULTILINE)
         if not found:
-            raise SystemExit(f"doc_numbers: {m['id']}.{name}: '{v['pick']}' found nothing in:\n"
-                             f"{out[-3000:]}")
+            raise MeasureError(f"{name}: '{v['pick']}' found nothing in:\n{out[-3000:]}")
         if v["format"] == "text":  # a block of output, quoted as a fenced block
             texts[name] = found[-1].rstrip("\n")
             continue
@@ -137,7 +151,10 @@ def measure(m, build, scratch):
         if v.get("invert"):
             vals = [1 / x for x in vals]
         vals = [x * v.get("scale", 1) for x in vals]
-        texts[name] = fmt(vals if v.get("all") else vals[-1:], v["format"])
+        try:
+            texts[name] = fmt(vals if v.get("all") else vals[-1:], v["format"])
+        except ValueError as e:
+            raise MeasureError(f"{name}: {e}") from None
     return texts
 
 
@@ -241,7 +258,12 @@ def check(build, exact):
                 if m.get("needs") and not shutil.which(m["needs"]):
                     print(f"doc_numbers: {mid}: not measured again: needs '{m['needs']}'")
                     continue
-                for name, text in measure(m, build, scratch).items():
+                try:
+                    texts = measure(m, build, scratch)
+                except MeasureError as e:
+                    bad.append(f"bench/numbers.toml: measure '{mid}': {e}")
+                    continue
+                for name, text in texts.items():
                     for path, n, t in marks.get(f"{mid}.{name}", []):
                         if t != text:
                             bad.append(f"{os.path.relpath(path, ROOT)}:{n}: {t} is stale: "
@@ -283,64 +305,118 @@ def rewrite_docs(new):
             print(f"doc_numbers: rewrote {os.path.relpath(path, ROOT)}")
 
 
-def stamp_record(ids, note):
-    """Sets `measured` of the measures `ids` in bench/numbers.toml (the file's text kept)."""
+def stamp_record(stamps):
+    """Sets `measured` and `seconds` of the measures in `stamps` ({id: (note or None, seconds)})
+    in bench/numbers.toml, the file's text kept (a note of None leaves `measured` as it is)."""
     with open(RECORD, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    current = None
-    for i, line in enumerate(lines):
+    out, current = [], None
+    for line in lines:
         m = re.match(r'^id = "([^"]+)"', line)
         if m:
             current = m.group(1)
-        elif current in ids and line.startswith("measured = "):
-            lines[i] = f'measured = "{note}"'
+        if current in stamps and line.startswith("seconds = "):
+            continue  # written again after `measured`
+        if current in stamps and line.startswith("measured = "):
+            note, seconds = stamps[current]
+            out.append(f'measured = "{note}"' if note is not None else line)
+            out.append(f"seconds = {seconds:.0f}")
+            continue
+        out.append(line)
     with open(RECORD, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+        f.write("\n".join(out))
+
+
+def machine():
+    """The machine, in words: cores and CPU, and the GPUs if any ("4× NVIDIA H100 80GB HBM3")."""
+    def sh(cmd):
+        return subprocess.run(["bash", "-c", cmd], text=True, capture_output=True).stdout.strip()
+    host = sh("echo $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1)")
+    gpus = sh("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").splitlines()
+    if gpus:
+        host += f", {len(gpus)}× {gpus[0]}" if len(gpus) > 1 else f", {gpus[0]}"
+    return host
+
+
+def plan(measures, ids):
+    """What a device call will run: each measure with the seconds it took when last measured."""
+    total = 0
+    for mid in ids:
+        sec = measures[mid].get("seconds")
+        total += sec or 0
+        print(f"  {mid:28s} {measures[mid]['device']:10s} "
+              + (f"{sec:6.0f} s" if sec is not None else "     ? s"))
+    print(f"  {'total':28s} {'':10s} {total:6.0f} s (measures without a record of their time "
+          f"not counted)")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("ids", nargs="*", help="measures to run (default: every one of --device)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="pardyn's build folder")
-    ap.add_argument("--device", help="measure every measure of this device (exact ones too)")
+    ap.add_argument("--device", help="measure every measure of this device: exact, exact-long, "
+                    "cpu-2core, h100, h100x4")
     ap.add_argument("--check", action="store_true", help="check, change nothing")
     ap.add_argument("--no-exact", action="store_true", help="with --check: measure nothing")
+    ap.add_argument("--plan", action="store_true", help="list the measures and their last times")
     ap.add_argument("--keep", help="keep the commands' output in this folder")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     if a.check:
         return check(build, not a.no_exact)
     measures = load_record()
-    ids = a.ids or [i for i, m in measures.items()
-                    if a.device and m["device"] in (a.device, "exact")]
+    ids = a.ids or [i for i, m in measures.items() if a.device and m["device"] == a.device]
     if not ids:
         ap.error("name measures, or a --device: " + ", ".join(sorted(
             {m["device"] for m in measures.values()})))
     unknown = [i for i in ids if i not in measures]
     if unknown:
         ap.error("no such measure: " + ", ".join(unknown))
+    if a.plan:
+        plan(measures, ids)
+        return 0
     scratch = a.keep or tempfile.mkdtemp(prefix="doc_numbers.")
-    new = {}
+    load = os.getloadavg()[1]  # the machine's load when the measures start (5-minute average)
+    new, took, failed, skipped = {}, {}, {}, []
     for mid in ids:
-        for name, text in measure(measures[mid], build, scratch).items():
+        m = measures[mid]
+        if m.get("needs") and not shutil.which(m["needs"]):
+            print(f"doc_numbers: {mid}: not measured: needs '{m['needs']}'", flush=True)
+            skipped.append(mid)
+            continue
+        t0 = time.monotonic()
+        try:
+            texts = measure(m, build, scratch)
+        except MeasureError as e:
+            failed[mid] = str(e)
+            print(f"doc_numbers: {mid}: FAILED: {e}", flush=True)
+            continue
+        finally:
+            took[mid] = time.monotonic() - t0
+        for name, text in texts.items():
             new[f"{mid}.{name}"] = text
-            print(f"  {mid}.{name} = {text}")
+            print(f"  {mid}.{name} = {text}", flush=True)
     rewrite_docs(new)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
                             capture_output=True).stdout.strip() or "no git"
     if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
                       text=True, capture_output=True).stdout.strip():
         commit += " with uncommitted changes"
-    host = subprocess.run(["bash", "-c", "echo $(nproc) cores, $(lscpu | sed -n "
-                           "'s/^Model name: *//p' | head -1)"], text=True,
-                          capture_output=True).stdout.strip()
-    gpu = subprocess.run(["bash", "-c", "nvidia-smi --query-gpu=name --format=csv,noheader "
-                          "2>/dev/null | head -1"], text=True, capture_output=True).stdout.strip()
-    note = (f"{datetime.date.today().isoformat()}, commit {commit}, {host}"
-            + (f", {gpu}" if gpu else ""))
-    stamp_record([i for i in ids if measures[i]["device"] != "exact"], note)
+    note = (f"{datetime.date.today().isoformat()}, commit {commit}, {machine()}, "
+            f"load average {load:.1f} at the start")
+    stamp_record({i: (note if measures[i]["device"] != "exact" else None, took[i])
+                  for i in took if i not in failed})
     if not a.keep:
         shutil.rmtree(scratch, ignore_errors=True)
+    print("\ndoc_numbers: seconds per measure")
+    for mid in ids:
+        state = ("skipped" if mid in skipped else "FAILED" if mid in failed else "ok")
+        print(f"  {mid:28s} {measures[mid]['device']:10s} {took.get(mid, 0):7.1f} s  {state}")
+    print(f"  {'total':28s} {'':10s} {sum(took.values()):7.1f} s")
+    if failed:
+        print(f"doc_numbers: {len(failed)} measure(s) failed, their numbers left as they were: "
+              + ", ".join(failed))
+        return 1
     return 0
 
 

@@ -72,7 +72,9 @@ for r in $(seq "$rounds"); do
     sps=$(sed -E 's/.* ([0-9.]+) steps\/s.*/\1/' <<< "$line")
     if [[ $prec == double ]]; then dbl_runs+=("$sps"); else flt_runs+=("$sps"); fi
   done
-  echo "round $r: LAMMPS ${lmp_runs[-1]} ($lmp_how), pardyn double ${dbl_runs[-1]}, float ${flt_runs[-1]} steps/s"
+  echo "round $r: LAMMPS ${lmp_runs[-1]} ($lmp_how), pardyn double ${dbl_runs[-1]}, float ${flt_runs[-1]} steps/s" \
+    "($(awk -v d="${dbl_runs[-1]}" -v f="${flt_runs[-1]}" -v l="${lmp_runs[-1]}" \
+        'BEGIN {printf "double %.2f, float %.2f x LAMMPS", d / l, f / l}'))"
 done
 lmp=$(printf '%s\n' "${lmp_runs[@]}" | best)
 dbl=$(printf '%s\n' "${dbl_runs[@]}" | best)

@@ -85,4 +85,7 @@ for r in $(seq "$rounds"); do
   p=$("$pardyn" run "$work/lj2d.toml" -o "$work/out" 2>&1 |
       sed -n 's/^done: [0-9]* steps, \([0-9.]*\) steps\/s.*/\1/p')
   echo "round $r: LAMMPS $l steps/s, pardyn double $p steps/s, ratio $(awk -v a="$p" -v b="$l" 'BEGIN{printf "%.2f", a / b}')"
+  lbest=$(awk -v a="$l" -v b="${lbest:-0}" 'BEGIN {print (a > b ? a : b)}')
+  pbest=$(awk -v a="$p" -v b="${pbest:-0}" 'BEGIN {print (a > b ? a : b)}')
 done
+echo "best of $rounds: LAMMPS $lbest steps/s, pardyn double $pbest steps/s = $(awk -v a="$pbest" -v b="$lbest" 'BEGIN{printf "%.2f", a / b}') x LAMMPS"

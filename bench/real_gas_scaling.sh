@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The 2D real gas at scale: examples/real_gas_2d/real_gas_2d.toml scaled at constant density
 # (N particles in a box of side 72 sqrt(N / 2500)), run whole with every output it has (thermo and
-# clusters every 200 steps, VTK every 500, grid_fields), as a user runs it. Prints steps/s and
-# particle-steps/s per N and scheme.
+# clusters every 200 steps, VTK every 500, grid_fields), as a user runs it. Prints steps/s,
+# particle-steps/s and the seconds of the loop's analyses (log.txt) per N and scheme.
 #
 #   bench/real_gas_scaling.sh PARDYN [SCHEMES] [N:STEPS ...]
 #     PARDYN   the pardyn executable (on the GPU machine: ".gpu/run .gpu/build/bin/pardyn")
@@ -20,7 +20,7 @@ cases=("$@")
 root=${OUT:-/tmp/real_gas_scaling}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root"
-printf "%-10s %-10s %7s %12s %16s\n" scheme N steps steps/s particle-steps/s
+printf "%-10s %-10s %7s %12s %16s %11s\n" scheme N steps steps/s particle-steps/s analysis_s
 for scheme in ${schemes//,/ }; do
   scen=$root/real_gas_$scheme.toml
   if [ "$scheme" = tree ]; then
@@ -39,7 +39,9 @@ for scheme in ${schemes//,/ }; do
       --set simulation.steps="$steps" -o "$root/$scheme-$n" ${EXTRA:-} > "$log" 2>&1 || {
       echo "$scheme N=$n failed:"; tail -5 "$log"; continue; }
     rate=$(sed -n 's/^done: [0-9]* steps, \([0-9.]*\) steps\/s.*/\1/p' "$log" | tail -1)
-    printf "%-10s %-10s %7s %12s %16s\n" "$scheme" "$n" "$steps" "$rate" \
-      "$(awk -v r="$rate" -v n="$n" 'BEGIN{printf "%.3g", r * n}')"
+    # the seconds of the loop's "analysis" section (log.txt's timing: clusters and thermo's sums)
+    analysis=$(awk '$1 == "analysis" { print $2 }' "$root/$scheme-$n/log.txt" | tail -1)
+    printf "%-10s %-10s %7s %12s %16s %11s\n" "$scheme" "$n" "$steps" "$rate" \
+      "$(awk -v r="$rate" -v n="$n" 'BEGIN{printf "%.3g", r * n}')" "${analysis:--}"
   done
 done

@@ -15,6 +15,8 @@
 #   GPUS    GPU counts to run on (default: 1 2, and 4 when the machine has 4)
 #   OUT     output root           (default /tmp/pardyn-scaling)
 #   LIMIT   seconds one run may take (default 300)
+#   SETS    more `--set` arguments for every run (after the row's own), e.g. to try the script on
+#           the CPU with small counts
 # Each run is a whole `pardyn run` with its outputs; the rate is the step loop's (log.txt's
 # "timing: T s in the loop, S steps": S / T, without the set-up), so a run's set-up (generating
 # 10^7 particles) is reported apart. For each row: steps/s per GPU count, the speed-up over one
@@ -47,10 +49,10 @@ run() {
   t0=$(date +%s.%N)
   if [ "$g" -eq 1 ]; then
     # shellcheck disable=SC2086
-    timeout "${LIMIT:-300}" $PARDYN run "$scen" -o "$dir" "$@" > "$dir.log" 2>&1
+    timeout "${LIMIT:-300}" $PARDYN run "$scen" -o "$dir" "$@" ${SETS:-} > "$dir.log" 2>&1
   else
     # shellcheck disable=SC2086
-    timeout "${LIMIT:-300}" $MPIRUN -np "$g" $PARDYN run "$scen" -o "$dir" "$@" > "$dir.log" 2>&1
+    timeout "${LIMIT:-300}" $MPIRUN -np "$g" $PARDYN run "$scen" -o "$dir" "$@" ${SETS:-} > "$dir.log" 2>&1
   fi || { echo "failed"; tail -3 "$dir.log" >&2; return; }
   t1=$(date +%s.%N)
   read -r loop steps < <(sed -n 's/.*timing: \([0-9.e+-]*\) s in the loop, \([0-9]*\) steps.*/\1 \2/p' \

@@ -4,7 +4,7 @@
 //   bench_tree accuracy [--backend cpu|cuda] [N]     (default N: 20000 on the CPU, 200000 on the
 //   GPU)
 //       RMS, 99th percentile and maximum relative force error against all_pairs (double), for
-//       theta in {0.3, 0.5, 0.7, 1.0}, monopoles and quadrupoles: a 3D Plummer sphere with gravity
+//       theta in {0.3, 0.5, 0.6, 0.7, 1.0}, monopoles and quadrupoles: a 3D Plummer sphere with gravity
 //       and a 2D Plummer disk with log. Also the error of plain Barnes-Hut (one walk per particle,
 //       a node accepted when l / d < theta with d the distance to its centre of mass, monopoles,
 //       one particle per leaf, as in ECL-BH) at theta = 0.5 on the same particles: the reference
@@ -233,7 +233,7 @@ void accuracy(const Opts& o) {
       for (int d = 0; d < dim; ++d) ref[dim * i + d] = ref_a.a[d][i];
     }
     for (bool quad : {false, true})
-      for (double theta : {0.3, 0.5, 0.7, 1.0}) {
+      for (double theta : {0.3, 0.5, 0.6, 0.7, 1.0}) {
         char sp[128];
         std::snprintf(sp, sizeof sp, "theta = %g\nquadrupole = %s", theta, quad ? "true" : "false");
         const Errors e = errors(forces(hp, o.backend, Precision::Double, "tree", sp), all, ref);

@@ -1,61 +1,60 @@
-# SPDX-License-Identifier: BSD-3-Clause
 # Written by compare.py: the largest relative energy error against force evaluations.
 # Run `gnuplot comparison.gp` in this folder to redraw comparison.png.
 
 $m0 << EOD
 # euler: force_evaluations max_rel_energy_error dt
-1001 9.849861e-01 0.004
-2001 6.729867e-01 0.002
-4001 4.779010e-01 0.001
+1001 9.783455e-01 0.004
+2001 7.292158e-01 0.002
+4001 4.658526e-01 0.001
 EOD
 $m1 << EOD
 # symplectic_euler: force_evaluations max_rel_energy_error dt
-1001 3.247659e-02 0.004
-2001 6.734908e-03 0.002
-4001 4.867026e-03 0.001
+1001 2.783162e-02 0.004
+2001 9.443996e-03 0.002
+4001 4.481910e-03 0.001
 EOD
 $m2 << EOD
 # leapfrog: force_evaluations max_rel_energy_error dt
-1001 1.099067e-02 0.004
-2001 2.150744e-03 0.002
-4001 5.317873e-04 0.001
-8001 1.141680e-04 0.0005
+1001 1.529436e-02 0.004
+2001 1.746113e-03 0.002
+4001 5.640198e-04 0.001
+8001 1.393972e-04 0.0005
 EOD
 $m3 << EOD
 # rk4: force_evaluations max_rel_energy_error dt
-2001 3.701488e-01 0.008
-4001 3.234660e-02 0.004
-8001 1.084141e-03 0.002
-16001 4.981761e-05 0.001
+2001 3.690522e-01 0.008
+4001 2.250619e-02 0.004
+8001 1.400672e-03 0.002
+16001 5.024018e-05 0.001
 EOD
 $m4 << EOD
 # yoshida4: force_evaluations max_rel_energy_error dt
-1501 4.293757e-01 0.008
-3001 3.115095e-02 0.004
-6001 3.126519e-04 0.002
-12001 1.203796e-05 0.001
-24001 1.084845e-06 0.0005
+1501 6.626059e-01 0.008
+3001 2.897064e-02 0.004
+6001 4.948898e-04 0.002
+12001 1.306919e-05 0.001
+24001 9.030084e-07 0.0005
 EOD
 $m5 << EOD
 # ab5: force_evaluations max_rel_energy_error dt
-1013 1.509798e-01 0.004
-2013 1.638653e-01 0.002
-4013 1.396664e-03 0.001
-8013 2.042411e-04 0.0005
-16013 8.057973e-06 0.00025
+1013 3.202316e-01 0.004
+2013 1.059255e-01 0.002
+4013 1.235739e-03 0.001
+8013 1.799696e-04 0.0005
+16013 6.884615e-06 0.00025
 EOD
 $m6 << EOD
 # dopri5: force_evaluations max_rel_energy_error rtol
-6625 3.086433e-04 0.0001
-10213 2.765851e-05 1e-05
-14965 1.592410e-06 1e-06
-21259 6.947891e-08 1e-07
+6709 4.485831e-04 0.0001
+10159 3.316233e-05 1e-05
+15151 1.957308e-06 1e-06
+21385 7.535234e-08 1e-07
 EOD
 $m7 << EOD
 # leapfrog+dt_control: force_evaluations max_rel_energy_error dt_eta
-2103 9.842490e-04 0.2
-4196 5.910671e-04 0.1
-8441 6.460423e-05 0.05
+2138 1.349976e-03 0.2
+4347 2.113600e-04 0.1
+8684 6.140367e-05 0.05
 EOD
 
 set terminal pngcairo size 1100,750 enhanced font 'Sans,11'
