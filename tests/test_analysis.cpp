@@ -42,34 +42,8 @@ constexpr double kPi = 3.14159265358979323846;
 using Csv = test::Table;
 Csv read_csv(const std::string& path) { return test::read_table(path); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs a scenario (TOML text) with its output in dir/out; resume: a run's output folder to
-// continue from.
-void run_scenario(const std::string& dir, const std::string& toml, const std::string& resume = "") {
-  const std::string path = dir + "/s.toml";
-  std::ofstream(path) << toml;
-  RunOptions opt;
-  opt.quiet = true;
-  opt.output = dir + "/out";
-  Scenario sc;
-  if (resume.empty()) {
-    sc = load_scenario(path, {}, test::registry());
-  } else {
-    Resume r = prepare_resume(resume, path, {}, test::registry(), false);
-    sc = std::move(r.scenario);
-    opt.resume = r.data;
-    opt.resume_file = r.file;
-    opt.output = r.output_dir;
-  }
-  Simulation sim(sc, test::registry(), opt);
-  sim.run();
-}
+using test::run_scenario;  // a scenario's text run with its output in dir/out, or resumed
+using test::slurp;
 
 std::string error_of(const std::string& dir, const std::string& toml) {
   try {

@@ -23,12 +23,7 @@ using namespace pardyn;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 struct Case {
   std::string name;
@@ -54,29 +49,8 @@ struct Outcome {
 };
 
 Outcome run(const std::string& dir, const std::string& toml, const std::string& resume = "") {
-  fs::create_directories(dir);
-  const std::string path = dir + "/scenario.toml";
-  std::ofstream(path) << toml;
-  RunOptions opt;
-  opt.quiet = true;
-  opt.output = dir + "/out";
-  Scenario sc;
-  if (resume.empty()) {
-    sc = load_scenario(path, {}, test::registry());
-  } else {
-    Resume r = prepare_resume(resume, path, {}, test::registry(), false);
-    sc = std::move(r.scenario);
-    opt.resume = r.data;
-    opt.resume_file = r.file;
-    opt.output = r.output_dir;
-  }
-  Simulation sim(sc, test::registry(), opt);
-  sim.run();
-  Outcome o;
-  sim.store().download(o.particles);
-  o.thermo = slurp(opt.output + "/thermo.csv");
-  o.steps = sim.steps_done();
-  return o;
+  test::ScenarioRun r = test::run_scenario(dir, toml, resume);
+  return Outcome{std::move(r.particles), slurp(r.output + "/thermo.csv"), r.steps};
 }
 
 // Bitwise equality of two particle sets (NaN never appears: the runs check for it).

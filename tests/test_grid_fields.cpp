@@ -48,12 +48,7 @@ Image read_vti(const std::string& path) {
   return img;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 void add(HostParticles& p, std::vector<double> x, std::vector<double> v, double m) {
   for (int d = 0; d < p.dim; ++d) {

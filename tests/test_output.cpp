@@ -105,16 +105,11 @@ Thermo thermo_at(std::uint64_t step, double time, int dim, std::uint64_t seed) {
   return t;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using pardyn::test::slurp;
 
 // The XML part of an appended .vtp file: everything before the raw binary block.
 std::string xml_header(const std::string& path) {
-  const std::string all = read_text(path);
+  const std::string all = slurp(path);
   return all.substr(0, all.find("<AppendedData"));
 }
 
@@ -214,7 +209,7 @@ void check_frame(const std::string& path, const HostParticles& p, int dim, Preci
   }
   EXPECT_NE(data_array_tag(header, "type").find("type=\"Int32\""), std::string::npos);
   EXPECT_NE(data_array_tag(header, "id").find("type=\"Int64\""), std::string::npos);
-  EXPECT_NE(read_text(path).find("<AppendedData encoding=\"raw\">"), std::string::npos)
+  EXPECT_NE(slurp(path).find("<AppendedData encoding=\"raw\">"), std::string::npos)
       << "appended data is not raw binary";
   // Vertex cells in 32 bits while the count fits.
   EXPECT_NE(data_array_tag(header, "connectivity").find("type=\"Int32\""), std::string::npos);

@@ -399,29 +399,10 @@ TEST(TableScenario, ResumesFromACheckpoint) {
            "dt = 0.005\n[[output]]\ntype = \"checkpoint\"\ninterval = 10\n";
   };
   const auto run_in = [&](const std::string& dir, int steps, const std::string& resume) {
-    fs::create_directories(dir);
-    const std::string path = dir + "/scenario.toml";
-    std::ofstream(path) << scenario(steps);
-    RunOptions opt;
-    opt.quiet = true;
-    opt.output = dir + "/out";
-    Scenario sc;
-    if (resume.empty()) {
-      sc = load_scenario(path, {}, test::registry());
-    } else {
-      fs::remove(path);
-      Resume r = prepare_resume(resume, "", {"simulation.steps=" + std::to_string(steps)},
-                                test::registry(), false);
-      sc = std::move(r.scenario);
-      opt.resume = r.data;
-      opt.resume_file = r.file;
-      opt.output = r.output_dir;
-    }
-    Simulation sim(sc, test::registry(), opt);
-    sim.run();
-    HostParticles hp;
-    sim.store().download(hp);
-    return hp;
+    if (resume.empty()) return test::run_scenario(dir, scenario(steps)).particles;
+    fs::remove(dir + "/scenario.toml");  // the checkpoint's own scenario, its table file resolved
+    return test::run_scenario(dir, "", resume, {"simulation.steps=" + std::to_string(steps)})
+        .particles;
   };
   const HostParticles straight = run_in(base + "/straight", 30, "");
   run_in(base + "/part", 20, "");

@@ -8,8 +8,11 @@
 #include <vtkCommand.h>
 #include <vtkDataObject.h>
 #include <vtkErrorCode.h>
+#include <vtkDoubleArray.h>
 #include <vtkExecutive.h>
+#include <vtkFieldData.h>
 #include <vtkNew.h>
+#include <vtkTypeInt64Array.h>
 #include <vtkXMLWriter.h>
 
 #include <charconv>
@@ -69,6 +72,19 @@ struct Compression {
   std::string compressor = "lz4";  // lz4, zlib or lzma
   int level = 5;
 };
+
+// Stamps a frame with its simulation time and step as field data: TimeValue (Float64; a single
+// file opened on its own still knows its time, the XML readers look for it) and step (Int64).
+inline void add_time_fields(vtkDataObject* data, double time, std::uint64_t step) {
+  vtkNew<vtkDoubleArray> time_value;
+  time_value->SetName("TimeValue");
+  time_value->InsertNextValue(time);
+  data->GetFieldData()->AddArray(time_value);
+  vtkNew<vtkTypeInt64Array> step_value;
+  step_value->SetName("step");
+  step_value->InsertNextValue(static_cast<vtkTypeInt64>(step));
+  data->GetFieldData()->AddArray(step_value);
+}
 
 // Writes `data` with writer `w` (a vtkXML*Writer of the matching type) to `path`: appended raw
 // binary, 64-bit headers, compressed as asked, into a temporary file renamed over `path` only when

@@ -6,7 +6,7 @@
 namespace {
 void register_walls(pardyn::Registrar& r) {
   using pardyn::potentials::SoftWalls;
-  r.add(pardyn::external_potential_info<SoftWalls>(),
+  r.add(pardyn::law_potential_info<SoftWalls>(),
         pardyn::Factory<pardyn::Potential>(
             [](const pardyn::ParamSet& ps, const pardyn::RunInfo& run) {
               return std::unique_ptr<pardyn::Potential>(

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "pardyn/app/config.hpp"
+#include "pardyn/app/simulation.hpp"
 
 namespace pardyn::test {
 
@@ -19,6 +20,40 @@ Box cube(int dim, double lo, double hi, Boundary b) {
     box.boundary[d] = d < dim ? b : Boundary::Open;
   }
   return box;
+}
+
+ScenarioRun run_scenario(const std::string& dir, const std::string& toml, const std::string& resume,
+                         const std::vector<std::string>& set) {
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/scenario.toml";
+  if (!toml.empty()) std::ofstream(path) << toml;
+  RunOptions opt;
+  opt.quiet = true;
+  opt.output = dir + "/out";
+  Scenario sc;
+  if (resume.empty()) {
+    sc = load_scenario(path, set, registry());
+  } else {
+    Resume r = prepare_resume(resume, toml.empty() ? "" : path, set, registry(), false);
+    sc = std::move(r.scenario);
+    opt.resume = r.data;
+    opt.resume_file = r.file;
+    opt.output = r.output_dir;
+  }
+  Simulation sim(sc, registry(), opt);
+  sim.run();
+  ScenarioRun out;
+  sim.store().download(out.particles);
+  out.output = opt.output;
+  out.steps = sim.steps_done();
+  return out;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
 }
 
 Registry& registry() {

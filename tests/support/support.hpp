@@ -2,6 +2,7 @@
 // Shared helpers for the test suites.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -32,6 +33,20 @@ struct Table {
 Table read_table(const std::string& path);
 // The path of tests/data/NAME in the source tree: the reference values the tests compare with.
 std::string data_file(const std::string& name);
+
+// A run of the scenario text `toml` as `pardyn run` runs it: the text written to dir/scenario.toml
+// (nothing written when toml is empty), the output in dir/out. resume: the output folder of a run
+// to continue from its last checkpoint, with the scenario at dir/scenario.toml or, where toml is
+// empty, the checkpoint's own; set: changes to the scenario as `--set key=value` makes them.
+struct ScenarioRun {
+  HostParticles particles;  // the final state
+  std::string output;       // the output folder
+  std::uint64_t steps = 0;  // the steps done
+};
+ScenarioRun run_scenario(const std::string& dir, const std::string& toml,
+                         const std::string& resume = "", const std::vector<std::string>& set = {});
+// A file's whole content ("" when it cannot be read).
+std::string slurp(const std::string& path);
 
 // ParamSet with the schema's defaults, overridden by `overrides` (TOML syntax: "key = value" lines).
 ParamSet params_for(PluginKind kind, const std::string& name, const std::string& overrides = "");

@@ -25,11 +25,13 @@ struct Box {
   Boundary boundary[3] = {Boundary::Open, Boundary::Open, Boundary::Open};
 
   double length(int d) const { return hi[d] - lo[d]; }
-  bool any_periodic(int dim) const {
+  // Whether one of the first dim axes has boundary b.
+  bool any_axis(Boundary b, int dim) const {
     for (int d = 0; d < dim; ++d)
-      if (boundary[d] == Boundary::Periodic) return true;
+      if (boundary[d] == b) return true;
     return false;
   }
+  bool any_periodic(int dim) const { return any_axis(Boundary::Periodic, dim); }
 };
 
 // A coordinate mapped back into [lo, lo + L) on a periodic axis: x - L floor((x - lo) / L), as one

@@ -343,6 +343,21 @@ void check_near_zone(const Eval& ev, const CellList& cl) {
                 format_number(need) + "; raise the scheme's cell_size or near");
 }
 
+// What both traversals (cell_list_cpu.hpp, cell_list_cuda.cuh) check first: the list holds the
+// store's n particles, and with far zones the law has a far field that the near zone covers
+// (check_near_zone). Returns false when there is nothing to do (no particles).
+template <class Eval>
+bool check_cell_list(const Eval& ev, const CellList& cl, std::size_t n) {
+  if (cl.n != n)
+    throw Error("internal: the cell list holds " + std::to_string(cl.n) + " particles, the store " +
+                std::to_string(n) + " (the scheme was not updated)");
+  if (n == 0) return false;
+  if (!cl.far) return true;
+  if constexpr (EvaluatorTraits<Eval>::has_far_field) check_near_zone(ev, cl);
+  else throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");
+  return true;
+}
+
 #endif  // !__CUDACC_RTC__
 
 }  // namespace pardyn

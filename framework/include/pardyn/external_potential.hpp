@@ -34,6 +34,7 @@
 #include <string>
 
 #include "pardyn/evaluator.hpp"
+#include "pardyn/law_potential.hpp"
 #include "pardyn/params.hpp"
 #include "pardyn/potential.hpp"
 #include "pardyn/registration.hpp"
@@ -70,20 +71,24 @@ PARDYN_HD PARDYN_INLINE void load_position(const View& p, std::size_t i,
   x[2] = View::dim == 3 ? p.x[View::dim - 1][i] : typename View::real(0);
 }
 
+// Adds the external evaluator's force on particle i (and with Energy its energy) to the store: the
+// body of the CPU loop below and of the GPU kernel (external_potential_cuda.cuh).
+template <bool Energy, class Eval, class View>
+PARDYN_HD PARDYN_INLINE void external_one(const Eval& ev, const View& p, std::size_t i) {
+  typename View::real x[3], f[3] = {0, 0, 0}, e = 0;
+  load_position(p, i, x);
+  ev.one(x, p.mass[i], p.type[i], f, e);
+  add_external<Eval, Energy>(p, i, f, e);
+}
+
 namespace cpu {
 // Adds the external evaluator's forces (and with Energy its energies) of every particle to the
 // store.
 template <bool Energy, class Eval, class View>
 void external_forces(const Eval& ev, const View& p) {
-  using Real = typename View::real;
   const std::size_t n = p.n;
 #pragma omp parallel for schedule(static) if (n > 16384)
-  for (std::size_t i = 0; i < n; ++i) {
-    Real x[3], f[3] = {0, 0, 0}, e = 0;
-    load_position(p, i, x);
-    ev.one(x, p.mass[i], p.type[i], f, e);
-    add_external<Eval, Energy>(p, i, f, e);
-  }
+  for (std::size_t i = 0; i < n; ++i) external_one<Energy>(ev, p, i);
 }
 }  // namespace cpu
 
@@ -99,15 +104,8 @@ class ExternalPotential final : public Potential {
   double cutoff() const override { return 0.0; }
 
   void compute(ParticleStore& s, const Neighbourhood&, const ForceRequest& req) override {
-    if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-      cuda::external_compute<Law>(params_, s, req);
-      return;
-#else
-      throw Error(std::string("potential '") + Law::info().name +
-                  "' was built without CUDA support; use backend = \"cpu\"");
-#endif
-    }
+    if (s.backend() == Backend::Cuda)
+      return law_on_gpu<Law>(PARDYN_CUDA_ONLY(&cuda::external_compute<Law>), params_, s, req);
     visit(s, [&](auto view) {
       using View = decltype(view);
       const typename Law::template Evaluator<typename View::real> ev(params_, *req.box, View::dim);
@@ -123,33 +121,14 @@ class ExternalPotential final : public Potential {
 };
 
 template <class Law>
-FactoryInfo external_potential_info() {
-  FactoryInfo info = Law::info();
-  info.kind = PluginKind::Potential;
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-  info.backends = kCpu | kCuda;
-#else
-  info.backends = kCpu;
-#endif
-  return info;
-}
-
-template <class Law>
 void register_external_potential(Registrar& r) {
-  r.add(external_potential_info<Law>(),
-        Factory<Potential>([](const ParamSet& ps, const RunInfo& run) {
+  r.add(law_potential_info<Law>(), Factory<Potential>([](const ParamSet& ps, const RunInfo& run) {
           return std::unique_ptr<Potential>(new ExternalPotential<Law>(Law::Params::from(ps, run)));
         }));
 }
 
 }  // namespace pardyn
 
-// The whole registration of a plugin that holds one external law.
-// Its .cpp file includes pardyn/plugin_export.hpp too, for PARDYN_PLUGIN (see that header).
-#define PARDYN_EXTERNAL_POTENTIAL_PLUGIN(Law)                 \
-  namespace {                                                 \
-  void pardyn_register_external_law(::pardyn::Registrar& r) { \
-    ::pardyn::register_external_potential<Law>(r);            \
-  }                                                           \
-  }                                                           \
-  PARDYN_PLUGIN(pardyn_register_external_law)
+// The whole registration of a plugin that holds one external law (law_potential.hpp).
+#define PARDYN_EXTERNAL_POTENTIAL_PLUGIN(Law) \
+  PARDYN_LAW_PLUGIN(::pardyn::register_external_potential, Law)

@@ -20,14 +20,9 @@ namespace pardyn::cuda {
 namespace detail {
 template <bool Energy, class Eval, class View>
 __global__ void external_kernel(const Eval ev, const View p) {
-  using Real = typename View::real;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < p.n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    Real x[3], f[3] = {0, 0, 0}, e = 0;
-    load_position(p, i, x);
-    ev.one(x, p.mass[i], p.type[i], f, e);
-    add_external<Eval, Energy>(p, i, f, e);
-  }
+       i += std::size_t(gridDim.x) * blockDim.x)
+    external_one<Energy>(ev, p, i);
 }
 }  // namespace detail
 

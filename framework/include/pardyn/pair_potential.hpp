@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "pardyn/evaluator.hpp"
+#include "pardyn/law_potential.hpp"
 #include "pardyn/params.hpp"
 #include "pardyn/potential.hpp"
 #include "pardyn/registration.hpp"
@@ -114,15 +115,8 @@ class PairPotential final : public Potential {
 
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
     if (!supports(nb.kind)) throw Error(unsupported_reason(nb.kind));
-    if (s.backend() == Backend::Cuda) {
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-      cuda::pair_compute<Law>(params_, s, nb, req);
-      return;
-#else
-      throw Error(std::string("potential '") + Law::info().name +
-                  "' was built without CUDA support; use backend = \"cpu\"");
-#endif
-    }
+    if (s.backend() == Backend::Cuda)
+      return law_on_gpu<Law>(PARDYN_CUDA_ONLY(&cuda::pair_compute<Law>), params_, s, nb, req);
     visit(s, [&](auto view) { pair_forces_cpu<Law>(params_, view, nb, req); });
   }
 
@@ -132,26 +126,12 @@ class PairPotential final : public Potential {
 
 template <class Law>
 void register_pair_potential(Registrar& r) {
-  FactoryInfo info = Law::info();
-  info.kind = PluginKind::Potential;
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-  info.backends = kCpu | kCuda;
-#else
-  info.backends = kCpu;
-#endif
-  r.add(std::move(info), Factory<Potential>([](const ParamSet& ps, const RunInfo&) {
+  r.add(law_potential_info<Law>(), Factory<Potential>([](const ParamSet& ps, const RunInfo&) {
           return std::unique_ptr<Potential>(new PairPotential<Law>(Law::Params::from(ps)));
         }));
 }
 
 }  // namespace pardyn
 
-// The whole registration of a plugin that holds one pair law.
-// Its .cpp file includes pardyn/plugin_export.hpp too, for PARDYN_PLUGIN (see that header).
-#define PARDYN_PAIR_POTENTIAL_PLUGIN(Law)                 \
-  namespace {                                             \
-  void pardyn_register_pair_law(::pardyn::Registrar& r) { \
-    ::pardyn::register_pair_potential<Law>(r);            \
-  }                                                       \
-  }                                                       \
-  PARDYN_PLUGIN(pardyn_register_pair_law)
+// The whole registration of a plugin that holds one pair law (law_potential.hpp).
+#define PARDYN_PAIR_POTENTIAL_PLUGIN(Law) PARDYN_LAW_PLUGIN(::pardyn::register_pair_potential, Law)

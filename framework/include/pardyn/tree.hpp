@@ -187,20 +187,25 @@ inline std::string tree_periodic_message() {
 
 // What both walks (tree_cpu.hpp, tree_cuda.cuh) check before they start, and the choice of their
 // compile-time variant: calls walk(energy, quadrupole, view) with the two flags as
-// std::bool_constant, on a tree built on `where` whose targets are the n particles of the store.
-template <class Real, int Dim, class Walk>
+// std::bool_constant, on a tree built on `where` whose targets are the n particles of the store,
+// for law evaluator Eval (which must have a far field: walk is not instantiated otherwise).
+template <class Eval, class Real, int Dim, class Walk>
 void dispatch_tree_walk(const Tree& tree, std::size_t n, const Box& box, Backend where, bool energy,
                         Walk&& walk) {
-  if (box.any_periodic(Dim)) throw Error(tree_periodic_message());
-  if (tree.backend != where)
-    throw Error(std::string("internal: a tree built for the ") + to_string(tree.backend) +
-                " backend walked on the " + to_string(where) + " backend");
-  const auto t = tree.view<Real, Dim>();
-  if (std::size_t(t.targets) != n)
-    throw Error("internal: the tree's walk has " + std::to_string(t.targets) +
-                " targets, the store " + std::to_string(n) + " particles");
-  if (t.targets == 0 || t.n == 0) return;
-  dispatch_variant(energy, t.quad != nullptr, [&](auto e, auto q) { walk(e, q, t); });
+  if constexpr (!EvaluatorTraits<Eval>::has_far_field) {
+    throw Error("internal: a tree walk for a law without a far field");
+  } else {
+    if (box.any_periodic(Dim)) throw Error(tree_periodic_message());
+    if (tree.backend != where)
+      throw Error(std::string("internal: a tree built for the ") + to_string(tree.backend) +
+                  " backend walked on the " + to_string(where) + " backend");
+    const auto t = tree.view<Real, Dim>();
+    if (std::size_t(t.targets) != n)
+      throw Error("internal: the tree's walk has " + std::to_string(t.targets) +
+                  " targets, the store " + std::to_string(n) + " particles");
+    if (t.targets == 0 || t.n == 0) return;
+    dispatch_variant(energy, t.quad != nullptr, [&](auto e, auto q) { walk(e, q, t); });
+  }
 }
 
 #endif  // !__CUDACC_RTC__

@@ -98,21 +98,10 @@ class DeviceMemory final : public MemoryResource {
   // copies are staged here instead, by several host threads at once: each owns a slice of the
   // transfer and two pinned buffers, and copies one buffer out while the DMA fills the other.
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
-    if (bytes == 0) return;
-    if (bytes < kStageMin || is_pinned(dst) || !staging_ready()) {
-      PARDYN_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
-      return;
-    }
-    staged_copy(static_cast<char*>(dst), static_cast<const char*>(src), bytes, true);
+    host_copy(dst, src, bytes, true);
   }
-
   void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
-    if (bytes == 0) return;
-    if (bytes < kStageMin || is_pinned(src) || !staging_ready()) {
-      PARDYN_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-      return;
-    }
-    staged_copy(static_cast<char*>(dst), static_cast<const char*>(src), bytes, false);
+    host_copy(dst, src, bytes, false);
   }
 
   void copy(void* dst, const void* src, std::size_t bytes) override {
@@ -171,6 +160,18 @@ class DeviceMemory final : public MemoryResource {
       state_ = 1;
     }
     return state_ == 1 && dev == device_;
+  }
+
+  // A copy between host and device memory (to_host: from the device): the driver's for small
+  // copies and pinned host memory, else staged_copy.
+  void host_copy(void* dst, const void* src, std::size_t bytes, bool to_host) {
+    if (bytes == 0) return;
+    if (bytes < kStageMin || is_pinned(to_host ? dst : src) || !staging_ready()) {
+      PARDYN_CUDA_CHECK(
+          cudaMemcpy(dst, src, bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+      return;
+    }
+    staged_copy(static_cast<char*>(dst), static_cast<const char*>(src), bytes, to_host);
   }
 
   void staged_copy(char* dst, const char* src, std::size_t bytes, bool to_host) {

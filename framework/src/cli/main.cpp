@@ -41,6 +41,13 @@ std::string kinds_text(unsigned bits, const char* a, const char* b) {
   return s;
 }
 
+// "<dimensions>: 2, 3; precisions: float, double; backends: cpu, cuda" for a plugin.
+std::string capabilities_text(const FactoryInfo& f, const char* dimensions) {
+  return std::string(dimensions) + ": " + kinds_text(f.dims, "2", "3") +
+         "; precisions: " + kinds_text(f.precisions, "float", "double") +
+         "; backends: " + kinds_text(f.backends, "cpu", "cuda");
+}
+
 void print_schema(const Schema& schema) {
   if (schema.specs().empty()) {
     std::cout << "  (no parameters)\n";
@@ -134,9 +141,7 @@ int cmd_plugins_doc(Registry& reg) {
     if (list.empty()) std::cout << "None yet.\n\n";
     for (const auto* f : list) {
       std::cout << "### `" << f->name << "`\n\n"
-                << f->summary << ". Dimensions: " << kinds_text(f->dims, "2", "3")
-                << "; precisions: " << kinds_text(f->precisions, "float", "double")
-                << "; backends: " << kinds_text(f->backends, "cpu", "cuda") << ".";
+                << f->summary << ". " << capabilities_text(*f, "Dimensions") << ".";
       if (f->kind == PluginKind::Potential)
         std::cout << "\n\nSchemes: " << schemes_text(reg, *f, "`", "; not ") << ".";
       std::cout << "\n\n```\n" << f->doc << "\n```\n\n";
@@ -154,9 +159,7 @@ int cmd_plugins(Registry& reg, const std::string& show) {
       found = true;
       std::cout << f->name << " — " << to_string(f->kind) << ": " << f->summary << "\n"
                 << "library: " << f->library << "\n"
-                << "dimensions: " << kinds_text(f->dims, "2", "3")
-                << "; precisions: " << kinds_text(f->precisions, "float", "double")
-                << "; backends: " << kinds_text(f->backends, "cpu", "cuda") << "\n";
+                << capabilities_text(*f, "dimensions") << "\n";
       if (f->kind == PluginKind::Potential)
         std::cout << "schemes: " << schemes_text(reg, *f, "", "\n  not ") << "\n";
       std::cout << "\n" << f->doc << "\n\nparameters:\n";

@@ -148,6 +148,21 @@ Expr variable(int index, Span s) { return make(Op::Var, 0, index, {}, s); }
 Expr parameter(int index, Span s) { return make(Op::Param, 0, index, {}, s); }
 Expr coefficient(int index, Span s) { return make(Op::Coef, 0, index, {}, s); }
 
+// The operands of `items` (a sum's terms, a product's factors) with nested nodes of the same `op`
+// flattened, in order: each number to number(value), every other operand to other(operand).
+template <class Number, class Other>
+void flatten(Op op, const std::vector<Expr>& items, Number number, Other other) {
+  std::function<void(const Expr&)> put = [&](const Expr& t) {
+    if (t->op == op) {
+      for (const auto& a : t->args) put(a);
+      return;
+    }
+    if (is_number(t)) number(t->value);
+    else other(t);
+  };
+  for (const auto& t : items) put(t);
+}
+
 // A sum: nested sums flattened, numbers added, equal terms (up to a number factor) merged.
 Expr add(const std::vector<Expr>& terms, Span s) {
   struct Term {
@@ -156,30 +171,23 @@ Expr add(const std::vector<Expr>& terms, Span s) {
   };
   std::vector<Term> out;
   double k = 0;
-  std::function<void(const Expr&)> put = [&](const Expr& t) {
-    if (t->op == Op::Add) {
-      for (const auto& a : t->args) put(a);
-      return;
-    }
-    if (is_number(t)) {
-      k += t->value;
-      return;
-    }
-    double c = 1;
-    Expr rest = t;
-    if (t->op == Op::Mul && is_number(t->args[0])) {
-      c = t->args[0]->value;
-      std::vector<Expr> f(t->args.begin() + 1, t->args.end());
-      rest = f.size() == 1 ? f[0] : make(Op::Mul, 0, 0, f, t->span);
-    }
-    for (auto& o : out)
-      if (equal(o.rest, rest)) {
-        o.c += c;
-        return;
-      }
-    out.push_back({c, rest});
-  };
-  for (const auto& t : terms) put(t);
+  flatten(
+      Op::Add, terms, [&](double v) { k += v; },
+      [&](const Expr& t) {
+        double c = 1;
+        Expr rest = t;
+        if (t->op == Op::Mul && is_number(t->args[0])) {
+          c = t->args[0]->value;
+          std::vector<Expr> f(t->args.begin() + 1, t->args.end());
+          rest = f.size() == 1 ? f[0] : make(Op::Mul, 0, 0, f, t->span);
+        }
+        for (auto& o : out)
+          if (equal(o.rest, rest)) {
+            o.c += c;
+            return;
+          }
+        out.push_back({c, rest});
+      });
   std::vector<Expr> args;
   for (const auto& t : out) {
     if (t.c == 0) continue;
@@ -199,29 +207,22 @@ Expr mul(const std::vector<Expr>& factors, Span s) {
   };
   std::vector<Factor> out;
   double k = 1;
-  std::function<void(const Expr&)> put = [&](const Expr& f) {
-    if (f->op == Op::Mul) {
-      for (const auto& a : f->args) put(a);
-      return;
-    }
-    if (is_number(f)) {
-      k *= f->value;
-      return;
-    }
-    Expr base = f;
-    double e = 1;
-    if (f->op == Op::Pow && is_number(f->args[1])) {
-      base = f->args[0];
-      e = f->args[1]->value;
-    }
-    for (auto& o : out)
-      if (!o.whole && equal(o.base, base)) {
-        o.e += e;
-        return;
-      }
-    out.push_back({base, e, nullptr});
-  };
-  for (const auto& f : factors) put(f);
+  flatten(
+      Op::Mul, factors, [&](double v) { k *= v; },
+      [&](const Expr& f) {
+        Expr base = f;
+        double e = 1;
+        if (f->op == Op::Pow && is_number(f->args[1])) {
+          base = f->args[0];
+          e = f->args[1]->value;
+        }
+        for (auto& o : out)
+          if (!o.whole && equal(o.base, base)) {
+            o.e += e;
+            return;
+          }
+        out.push_back({base, e, nullptr});
+      });
   if (k == 0) return constant(0, s);
   std::vector<Expr> args;
   if (k != 1) args.push_back(constant(k, s));

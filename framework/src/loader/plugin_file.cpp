@@ -83,6 +83,26 @@ bool inside(std::uint64_t offset, std::uint64_t length, std::uint64_t size) {
   return offset <= size && length <= size - offset;
 }
 
+// The table of `count` headers H at `offset` (the program or the section headers, `what`) of a file
+// of `size` bytes; where it lies past the end (the file is `truncated`) or cannot be read, `why`
+// says so and the table is empty.
+template <class H>
+std::vector<H> read_headers(int fd, std::uint64_t offset, std::size_t count, std::uint64_t size,
+                            const std::string& what, const std::string& truncated,
+                            const std::string& rebuild, std::string& why) {
+  const std::uint64_t bytes = std::uint64_t(count) * sizeof(H);
+  if (!inside(offset, bytes, size)) {
+    why = "claims " + what + " up to byte " + std::to_string(offset + bytes) + truncated;
+    return {};
+  }
+  std::vector<H> t(count);
+  if (!read_at(fd, offset, t.data(), t.size() * sizeof(H))) {
+    why = "cannot read its " + what + rebuild;
+    t.clear();
+  }
+  return t;
+}
+
 struct Fd {
   int fd = -1;
   ~Fd() {
@@ -143,13 +163,10 @@ Inspection inspect(const std::string& path) {
                                 " bytes: it is incomplete (a truncated copy?)" + rebuild;
   if (eh.e_phnum == 0 || eh.e_phentsize != sizeof(Elf64_Phdr))
     return fail("has no usable program headers" + rebuild);
-  if (!inside(eh.e_phoff, std::uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr), size))
-    return fail("claims program headers up to byte " +
-                std::to_string(eh.e_phoff + std::uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr)) +
-                truncated);
-  std::vector<Elf64_Phdr> ph(eh.e_phnum);
-  if (!read_at(f.fd, eh.e_phoff, ph.data(), ph.size() * sizeof(Elf64_Phdr)))
-    return fail("cannot read its program headers" + rebuild);
+  std::string why;
+  const auto ph = read_headers<Elf64_Phdr>(f.fd, eh.e_phoff, eh.e_phnum, size, "program headers",
+                                           truncated, rebuild, why);
+  if (!why.empty()) return fail(why);
   bool loadable = false;
   for (const auto& p : ph) {
     if (p.p_type == PT_LOAD) {
@@ -168,13 +185,9 @@ Inspection inspect(const std::string& path) {
     return fail("has no section headers, so its stamp cannot be read" + rebuild);
   if (eh.e_shentsize != sizeof(Elf64_Shdr))
     return fail("has section headers of an unknown size" + rebuild);
-  if (!inside(eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), size))
-    return fail("claims section headers up to byte " +
-                std::to_string(eh.e_shoff + std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)) +
-                truncated);
-  std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  if (!read_at(f.fd, eh.e_shoff, sh.data(), sh.size() * sizeof(Elf64_Shdr)))
-    return fail("cannot read its section headers" + rebuild);
+  const auto sh = read_headers<Elf64_Shdr>(f.fd, eh.e_shoff, eh.e_shnum, size, "section headers",
+                                           truncated, rebuild, why);
+  if (!why.empty()) return fail(why);
   for (const auto& s : sh)
     if (s.sh_type != SHT_NOBITS && !inside(s.sh_offset, s.sh_size, size))
       return fail("claims a section up to byte " + std::to_string(s.sh_offset + s.sh_size) +

@@ -142,13 +142,6 @@ void plan_grid(CellList& cl, int dim, const Box& box, const CellPlan& plan, cons
 
 namespace {
 
-// Which axes need the particles' bounding box.
-bool any_open(const Box& box, int dim) {
-  for (int d = 0; d < dim; ++d)
-    if (box.boundary[d] == Boundary::Open) return true;
-  return false;
-}
-
 // Which of the eight slots jb .. jb + 7 lie closer than sqrt(range2) to xi (minimum image on periodic
 // axes: img.wrap, written out in vector form for AVX2): bit t for slot jb + t. xs holds the sorted
 // positions axis by axis, readable up to slot jb + 7.
@@ -258,7 +251,7 @@ class CpuCells {
   void build(const ParticleView<Real, Dim>& p, const Box& box, const CellPlan& plan, CellList& cl) {
     const std::size_t n = p.n;
     double bmin[3] = {0, 0, 0}, bmax[3] = {0, 0, 0};
-    if (any_open(box, Dim)) {
+    if (box.any_axis(Boundary::Open, Dim)) {  // open axes need the particles' bounds
       for (int d = 0; d < Dim; ++d) {
         Real lo = std::numeric_limits<Real>::max(), hi = std::numeric_limits<Real>::lowest();
         const Real* x = p.x[d];
@@ -474,29 +467,14 @@ class CpuCells {
       threads_ = std::max(1, omp_get_max_threads());
       scratch_.resize(std::size_t(threads_) * 8 * order_.size());
     }
+    publish_cells(cl, plan, order_.size(), capacity_, builds_, order_, start_, end_, pos_, type_,
+                  count_, nl_, mom_, quad_);
     cl.scratch = plan.verlet && plan.half ? scratch_.data() : nullptr;
     cl.scratch_threads = plan.verlet && plan.half ? threads_ : 0;
-    cl.n = order_.size();
-    cl.cutoff = plan.cutoff;
-    cl.range = plan.range;
-    cl.order = order_.data();
-    cl.cell_start = start_.data();
-    cl.cell_end = end_.data();
-    cl.pos = pos_.data();
-    cl.type = type_.data();
     cl.one_type = one_type_;
-    cl.verlet = plan.verlet;
     cl.half = plan.verlet && plan.half;
-    cl.nl_count = plan.verlet ? count_.data() : nullptr;
-    cl.nl = plan.verlet ? nl_.data() : nullptr;
-    cl.nl_row = capacity_;
+    cl.nl_row = capacity_;  // row-major: neighbour m of slot k at nl[k * capacity + m]
     cl.nl_col = 1;
-    cl.nl_capacity = capacity_;
-    cl.far = plan.far;
-    cl.near = plan.near;
-    cl.cell_mom = plan.far ? mom_.data() : nullptr;
-    cl.cell_quad = plan.far && plan.quadrupole ? quad_.data() : nullptr;
-    cl.builds = builds_;
   }
 
   std::vector<std::uint32_t> key_, key_sorted_, order_, start_, end_, fstart_, fend_, count_, nl_;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "backend/cuda_buffer.cuh"
 #include "cell_list_impl.hpp"
 #include "cell_pyramid.hpp"
 #include "pardyn/cell_list.hpp"
@@ -24,44 +25,6 @@ constexpr int kThreads = 256;
 inline unsigned blocks_for(std::size_t n) {
   return unsigned(std::max<std::size_t>(1, (n + kThreads - 1) / kThreads));
 }
-
-// A device array that grows (never shrinks) and frees itself.
-template <class T>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);  // no throw from a destructor; a failure here is harmless
-  }
-  T* get() const { return ptr_; }
-  // Makes room for n elements; the contents are lost when it grows.
-  T* reserve(std::size_t n, const char* what) {
-    if (n <= cap_ && ptr_) return ptr_;
-    if (ptr_) PARDYN_CUDA_CHECK(cudaFree(ptr_));
-    ptr_ = nullptr;
-    cap_ = 0;
-    const std::size_t want = std::max<std::size_t>(n + n / 8, 1);
-    const cudaError_t e = cudaMalloc(&ptr_, want * sizeof(T));
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      ptr_ = nullptr;
-      std::size_t free_b = 0, total_b = 0;
-      cudaMemGetInfo(&free_b, &total_b);
-      throw Error("cell_list: the GPU is out of memory for the " + std::string(what) + " (" +
-                  std::to_string(want * sizeof(T) >> 20) + " MiB asked, " +
-                  std::to_string(free_b >> 20) +
-                  " MiB free); use a smaller skin, fewer particles or the CPU backend");
-    }
-    cap_ = want;
-    return ptr_;
-  }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t cap_ = 0;
-};
 
 // Pinned host words the device writes into and the host reads after one synchronisation.
 struct HostWords {
@@ -246,12 +209,6 @@ __global__ void cell_coarsen(CellList g, int l, std::size_t n, CellMoment<Real>*
   if (c < n) coarsen_cell<Real, Dim>(g, l, c, mom, quad);
 }
 
-bool any_open(const Box& box, int dim) {
-  for (int d = 0; d < dim; ++d)
-    if (box.boundary[d] == Boundary::Open) return true;
-  return false;
-}
-
 template <class Real, int Dim>
 class CudaCells {
  public:
@@ -284,11 +241,11 @@ class CudaCells {
       ++epoch_;
       const auto img = PeriodicImage<Real>::make(box);
       cell_gather<Real, Dim, false, true>
-          <<<blocks_for(n), kThreads>>>(p, order_.get(), pos_.get(), ref_.get(), type_.get(), img,
-                                        Real(plan.half_skin2), words_.get(), epoch_);
+          <<<blocks_for(n), kThreads>>>(p, order_.data(), pos_.data(), ref_.data(), type_.data(),
+                                        img, Real(plan.half_skin2), words_.data(), epoch_);
       PARDYN_CUDA_CHECK_LAUNCH("cell_gather");
       PARDYN_CUDA_CHECK(
-          cudaMemcpy(host_.p, words_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost));
+          cudaMemcpy(host_.p, words_.data(), sizeof(unsigned), cudaMemcpyDeviceToHost));
       rebuild = host_.p[0] == epoch_;
     }
     if (rebuild) build(p, box, plan, cl);
@@ -313,12 +270,12 @@ class CudaCells {
     };
     auto level0 = [&] {
       const unsigned b = unsigned((cl.ncells * 32 + kThreads - 1) / kThreads);
-      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.get(), quad);
+      cell_moments<Real, Dim><<<b, kThreads>>>(cl, mom_.data(), quad);
       PARDYN_CUDA_CHECK_LAUNCH("cell_moments");
     };
     auto coarsen = [&](int l) {
       cell_coarsen<Real, Dim>
-          <<<blocks_for(cells_of(l)), kThreads>>>(cl, l, cells_of(l), mom_.get(), quad);
+          <<<blocks_for(cells_of(l)), kThreads>>>(cl, l, cells_of(l), mom_.data(), quad);
       PARDYN_CUDA_CHECK_LAUNCH("cell_coarsen");
     };
     // The shared level: this rank's own particles summed per cell, the sums added over the ranks
@@ -336,7 +293,7 @@ class CudaCells {
       PARDYN_CUDA_CHECK(
           cudaMemcpy(sums, host_sums_.data(), terms * sizeof(double), cudaMemcpyHostToDevice));
       cell_finish_shared<Real, Dim>
-          <<<blocks_for(nL), kThreads>>>(cl, L, nL, sums, mom_.get(), quad);
+          <<<blocks_for(nL), kThreads>>>(cl, L, nL, sums, mom_.data(), quad);
       PARDYN_CUDA_CHECK_LAUNCH("cell_finish_shared");
     };
     build_pyramid(cl, plan, alloc, level0, coarsen, shared);
@@ -346,7 +303,7 @@ class CudaCells {
     const std::size_t n = p.n;
     n_ = n;
     double bmin[3] = {0, 0, 0}, bmax[3] = {0, 0, 0};
-    if (any_open(box, Dim)) {
+    if (box.any_axis(Boundary::Open, Dim)) {  // open axes need the particles' bounds
       const unsigned nb = std::min<unsigned>(blocks_for(n), 1024);
       double* part = bounds_.reserve(std::size_t(nb) * 2 * Dim, "bounding box");
       bounds_partial<Real, Dim><<<nb, kThreads>>>(p, part);
@@ -377,9 +334,9 @@ class CudaCells {
     pos_.reserve(n, "sorted positions");
     ref_.reserve(n, "sorted positions");
     type_.reserve(n, "sorted types");
-    if (!words_.get()) {
+    if (!words_.data()) {
       words_.reserve(4, "flags");
-      PARDYN_CUDA_CHECK(cudaMemset(words_.get(), 0, 4 * sizeof(unsigned)));
+      PARDYN_CUDA_CHECK(cudaMemset(words_.data(), 0, 4 * sizeof(unsigned)));
     }
 
     cell_keys<Real, Dim><<<blocks_for(n), kThreads>>>(p, cl, key, idx);
@@ -397,7 +354,7 @@ class CudaCells {
     cell_bounds<<<blocks_for(n), kThreads>>>(key_sorted, n, start, end);
     PARDYN_CUDA_CHECK_LAUNCH("cell_bounds");
     cell_gather<Real, Dim, true, false>
-        <<<blocks_for(n), kThreads>>>(p, order, pos_.get(), ref_.get(), type_.get(),
+        <<<blocks_for(n), kThreads>>>(p, order, pos_.data(), ref_.data(), type_.data(),
                                       PeriodicImage<Real>::make(box), Real(0), nullptr, 0);
     PARDYN_CUDA_CHECK_LAUNCH("cell_gather");
     ++builds_;
@@ -415,14 +372,14 @@ class CudaCells {
     const Real range2 = Real(plan.range * plan.range);
     if (capacity_ == 0) capacity_ = 32;
     for (;;) {
-      nl_.reserve(pitch_ * capacity_, "Verlet list");
+      nl_.reserve(pitch_ * capacity_, "Verlet list (a smaller skin makes it shorter)");
       cl.nl_col = pitch_;
-      PARDYN_CUDA_CHECK(cudaMemsetAsync(words_.get() + 1, 0, sizeof(unsigned)));
-      cell_verlet<Real, Dim><<<blocks_for(n), kThreads>>>(cl, img, range2, nl_.get(), count_.get(),
-                                                          unsigned(capacity_), words_.get() + 1);
+      PARDYN_CUDA_CHECK(cudaMemsetAsync(words_.data() + 1, 0, sizeof(unsigned)));
+      cell_verlet<Real, Dim><<<blocks_for(n), kThreads>>>(
+          cl, img, range2, nl_.data(), count_.data(), unsigned(capacity_), words_.data() + 1);
       PARDYN_CUDA_CHECK_LAUNCH("cell_verlet");
       PARDYN_CUDA_CHECK(
-          cudaMemcpy(host_.p + 1, words_.get() + 1, sizeof(unsigned), cudaMemcpyDeviceToHost));
+          cudaMemcpy(host_.p + 1, words_.data() + 1, sizeof(unsigned), cudaMemcpyDeviceToHost));
       const std::size_t worst = host_.p[1];
       if (worst <= capacity_) break;
       capacity_ = worst + worst / 8 + 4;  // denser than ever: grow and build again
@@ -430,37 +387,22 @@ class CudaCells {
   }
 
   void publish(CellList& cl, const CellPlan& plan) const {
-    cl.n = n_;
-    cl.cutoff = plan.cutoff;
-    cl.range = plan.range;
-    cl.order = order_.get();
-    cl.cell_start = start_.get();
-    cl.cell_end = end_.get();
-    cl.pos = pos_.get();
-    cl.type = type_.get();
-    cl.verlet = plan.verlet;
+    publish_cells(cl, plan, n_, capacity_, builds_, order_, start_, end_, pos_, type_, count_, nl_,
+                  mom_, quad_);
     cl.half = false;
-    cl.nl_count = plan.verlet ? count_.get() : nullptr;
-    cl.nl = plan.verlet ? nl_.get() : nullptr;
-    cl.nl_row = 1;
+    cl.nl_row = 1;  // transposed: neighbour m of slot k at nl[m * pitch + k]
     cl.nl_col = pitch_;
-    cl.nl_capacity = capacity_;
-    cl.far = plan.far;
-    cl.near = plan.near;
-    cl.cell_mom = plan.far ? mom_.get() : nullptr;
-    cl.cell_quad = plan.far && plan.quadrupole ? quad_.get() : nullptr;
-    cl.builds = builds_;
   }
 
-  DeviceArray<std::uint32_t> key_, key2_, idx_, order_, start_, end_, count_, nl_;
-  DeviceArray<unsigned> words_;
-  DeviceArray<Rec> pos_, ref_;
-  DeviceArray<std::int32_t> type_;
-  DeviceArray<CellMoment<Real>> mom_;
-  DeviceArray<Real> quad_;
-  DeviceArray<double> bounds_, sums_;
+  CudaArray<std::uint32_t> key_, key2_, idx_, order_, start_, end_, count_, nl_;
+  CudaArray<unsigned> words_;
+  CudaArray<Rec> pos_, ref_;
+  CudaArray<std::int32_t> type_;
+  CudaArray<CellMoment<Real>> mom_;
+  CudaArray<Real> quad_;
+  CudaArray<double> bounds_, sums_;
   std::vector<double> host_sums_;
-  DeviceArray<unsigned char> temp_;
+  CudaArray<unsigned char> temp_;
   HostWords host_;
   std::size_t n_ = 0, ncells_ = 0, pitch_ = 0, capacity_ = 0;
   std::uint64_t builds_ = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "cell_pyramid.hpp"
@@ -88,5 +89,32 @@ class CellEngine {
 // that this pardyn has no GPU).
 std::unique_ptr<CellEngine> make_cpu_cell_engine();
 std::unique_ptr<CellEngine> make_cuda_cell_engine();
+
+// What both engines' publish() share: cl's fields the plan decides, and its arrays pointed at the
+// engine's (a std::vector on the host, a CudaArray on the device: anything with data()), the
+// Verlet list's and the pyramid's where the plan has them. The engine adds its list's layout.
+template <class Index, class Pos, class Types, class Mom, class Quad>
+void publish_cells(CellList& cl, const CellPlan& plan, std::size_t n, std::size_t capacity,
+                   std::uint64_t builds, const Index& order, const Index& start, const Index& end,
+                   const Pos& pos, const Types& type, const Index& count, const Index& nl,
+                   const Mom& mom, const Quad& quad) {
+  cl.n = n;
+  cl.cutoff = plan.cutoff;
+  cl.range = plan.range;
+  cl.order = order.data();
+  cl.cell_start = start.data();
+  cl.cell_end = end.data();
+  cl.pos = pos.data();
+  cl.type = type.data();
+  cl.verlet = plan.verlet;
+  cl.nl_count = plan.verlet ? count.data() : nullptr;
+  cl.nl = plan.verlet ? nl.data() : nullptr;
+  cl.nl_capacity = capacity;
+  cl.far = plan.far;
+  cl.near = plan.near;
+  cl.cell_mom = plan.far ? mom.data() : nullptr;
+  cl.cell_quad = plan.far && plan.quadrupole ? quad.data() : nullptr;
+  cl.builds = builds;
+}
 
 }  // namespace pardyn::detail

@@ -22,44 +22,13 @@
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/for_each_cuda.cuh"
 #include "pardyn/particles.hpp"
+#include "backend/cuda_buffer.cuh"
 #include "tree_build.hpp"
 
 namespace pardyn::tree_build {
 namespace {
 
-// A device array that only grows (kept across steps, so that no step allocates once sizes settle).
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);  // unchecked: a destructor must not throw
-  }
-  // At least `bytes`; keep: copy the first `keep` bytes of the old contents into the new array.
-  void* reserve(std::size_t bytes, std::size_t keep = 0) {
-    if (bytes <= size_) return ptr_;
-    const std::size_t want = std::max(bytes, size_ + size_ / 4);
-    void* p = nullptr;
-    PARDYN_CUDA_CHECK(cudaMalloc(&p, want));
-    if (keep > 0)
-      PARDYN_CUDA_CHECK(
-          cudaMemcpyAsync(p, ptr_, keep, cudaMemcpyDeviceToDevice, pardyn::cuda::launch_stream()));
-    if (ptr_) PARDYN_CUDA_CHECK(cudaFree(ptr_));
-    ptr_ = p;
-    size_ = want;
-    return ptr_;
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-  std::size_t size() const { return size_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t size_ = 0;
-};
+using pardyn::detail::CudaBuffer;
 
 template <class Real, int Dim>
 __global__ void keys_kernel(const ParticleView<Real, Dim> p, Frame f, std::uint64_t* keys,
@@ -328,7 +297,7 @@ class CudaEngine final : public TypedEngine<CudaEngine> {
     return ngroups;
   }
 
-  DeviceBuffer keys_[2], vals_[2], src_, type_, links_, depth_, counts_, offs_, com_, rcrit2_,
+  CudaBuffer<> keys_[2], vals_[2], src_, type_, links_, depth_, counts_, offs_, com_, rcrit2_,
       quad_, temp_, minmax_, groups_;
   std::vector<std::int32_t> levels_;
 };

@@ -31,6 +31,22 @@ class MpiRequest final : public Communicator::Request {
   ~MpiRequest() override { wait(); }
 };
 
+// A message of `bytes` at p as one request per piece of at most kPiece bytes: post is MPI_Isend or
+// MPI_Irecv (the same signature but for the buffer's constness, whence the template).
+template <class Byte, class Post>
+std::unique_ptr<Communicator::Request> in_pieces(Byte* p, std::size_t bytes, int peer, int tag,
+                                                 Post post) {
+  auto r = std::make_unique<MpiRequest>();
+  std::size_t off = 0;
+  do {
+    const std::size_t len = std::min(kPiece, bytes - off);
+    r->reqs.emplace_back();
+    post(p + off, int(len), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r->reqs.back());
+    off += len;
+  } while (off < bytes);
+  return r;
+}
+
 class MpiComm final : public Communicator {
  public:
   MpiComm() {
@@ -118,28 +134,10 @@ class MpiComm final : public Communicator {
   }
 
   std::unique_ptr<Request> isend(const void* data, std::size_t bytes, int dest, int tag) override {
-    auto r = std::make_unique<MpiRequest>();
-    const char* p = static_cast<const char*>(data);
-    std::size_t off = 0;
-    do {
-      const std::size_t len = std::min(kPiece, bytes - off);
-      r->reqs.emplace_back();
-      MPI_Isend(p + off, int(len), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r->reqs.back());
-      off += len;
-    } while (off < bytes);
-    return r;
+    return in_pieces(static_cast<const char*>(data), bytes, dest, tag, MPI_Isend);
   }
   std::unique_ptr<Request> irecv(void* data, std::size_t bytes, int source, int tag) override {
-    auto r = std::make_unique<MpiRequest>();
-    char* p = static_cast<char*>(data);
-    std::size_t off = 0;
-    do {
-      const std::size_t len = std::min(kPiece, bytes - off);
-      r->reqs.emplace_back();
-      MPI_Irecv(p + off, int(len), MPI_BYTE, source, tag, MPI_COMM_WORLD, &r->reqs.back());
-      off += len;
-    } while (off < bytes);
-    return r;
+    return in_pieces(static_cast<char*>(data), bytes, source, tag, MPI_Irecv);
   }
   void allgather(const void* mine, std::size_t bytes, void* all) override {
     MPI_Allgather(mine, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, MPI_COMM_WORLD);

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "backend/cuda_buffer.cuh"
 #include "pardyn/cuda_check.hpp"
 #include "ring.hpp"
 #include "store_ops.hpp"
@@ -14,40 +15,9 @@
 namespace pardyn::parallel {
 namespace {
 
-struct Pinned {
-  char* p = nullptr;
-  std::size_t bytes = 0;
-  char* get(std::size_t want) {
-    if (want > bytes) {
-      if (p) PARDYN_CUDA_CHECK(cudaFreeHost(p));
-      bytes = want + want / 8 + 256;
-      PARDYN_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&p), bytes, cudaHostAllocDefault));
-    }
-    return p;
-  }
-  ~Pinned() {
-    if (p) cudaFreeHost(p);
-  }
-};
-struct Device {
-  char* p = nullptr;
-  std::size_t bytes = 0;
-  char* get(std::size_t want) {
-    if (want > bytes) {
-      // The kernels that read the old buffer must be done before it goes.
-      if (p) {
-        PARDYN_CUDA_CHECK(cudaDeviceSynchronize());
-        PARDYN_CUDA_CHECK(cudaFree(p));
-      }
-      bytes = want + want / 8 + 256;
-      PARDYN_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), bytes));
-    }
-    return p;
-  }
-  ~Device() {
-    if (p) cudaFree(p);
-  }
-};
+using pardyn::detail::CudaBuffer;
+using pardyn::detail::CudaMemory;
+constexpr const char* kRing = "all-pairs ring's blocks";
 
 class CudaRingBackend final : public RingBackend {
  public:
@@ -68,10 +38,10 @@ class CudaRingBackend final : public RingBackend {
   }
 
   const char* pack_local(const ParticleStore& s, std::size_t bytes) override {
-    char* dev = local_dev_.get(bytes);
+    char* dev = static_cast<char*>(local_dev_.reserve(bytes, 0, kRing));
     const std::size_t rec = 4 * (s.precision() == Precision::Float ? 4 : 8);
     parallel::pack_sources(s, dev, reinterpret_cast<std::int32_t*>(dev + s.size() * rec));
-    char* host = local_host_.get(bytes);
+    char* host = static_cast<char*>(local_host_.reserve(bytes, 0, kRing));
     if (bytes) PARDYN_CUDA_CHECK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
     return host;
   }
@@ -79,16 +49,17 @@ class CudaRingBackend final : public RingBackend {
     // Its last copy to the device must be done before it is overwritten.
     PARDYN_CUDA_CHECK(cudaEventSynchronize(copied_[which]));
     bytes_[which] = bytes;
-    return host_[which].get(bytes);
+    return static_cast<char*>(host_[which].reserve(bytes, 0, kRing));
   }
   SourceBlock make_block(int which, std::size_t n, std::size_t rec) override {
     const std::size_t bytes = bytes_[which];
-    char* dev = dev_[which].get(bytes);
+    char* dev = static_cast<char*>(dev_[which].reserve(bytes, 0, kRing));
     // Not before the kernels that last read this device buffer are done; the next kernel (default
     // stream) not before the copy is.
     PARDYN_CUDA_CHECK(cudaStreamWaitEvent(copy_, used_[which], 0));
     if (bytes)
-      PARDYN_CUDA_CHECK(cudaMemcpyAsync(dev, host_[which].p, bytes, cudaMemcpyHostToDevice, copy_));
+      PARDYN_CUDA_CHECK(
+          cudaMemcpyAsync(dev, host_[which].as<char>(), bytes, cudaMemcpyHostToDevice, copy_));
     PARDYN_CUDA_CHECK(cudaEventRecord(copied_[which], copy_));
     PARDYN_CUDA_CHECK(cudaStreamWaitEvent(0, copied_[which], 0));
     SourceBlock blk;
@@ -126,8 +97,8 @@ class CudaRingBackend final : public RingBackend {
  private:
   cudaStream_t copy_ = nullptr;
   cudaEvent_t copied_[2] = {}, used_[2] = {};
-  Pinned host_[2], local_host_;
-  Device dev_[2], local_dev_;
+  CudaBuffer<CudaMemory::Pinned> host_[2], local_host_;
+  CudaBuffer<> dev_[2], local_dev_;
   std::size_t bytes_[2] = {0, 0};
   std::vector<cudaEvent_t> timers_;
 };

@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "backend/cuda_buffer.cuh"
 #include "backend/index_loops_cuda.cuh"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/for_each_cuda.cuh"
@@ -24,24 +25,12 @@ PARDYN_STORE_SELECT_FUNCTORS(PARDYN_SELECT_CUDA)
 namespace pardyn::parallel::gpu {
 namespace {
 
-// A device buffer that grows and is reused (one per purpose).
-struct Buffer {
-  void* p = nullptr;
-  std::size_t bytes = 0;
-  void* get(std::size_t want) {
-    if (want > bytes) {
-      if (p) PARDYN_CUDA_CHECK(cudaFree(p));
-      bytes = want + want / 4 + 256;
-      PARDYN_CUDA_CHECK(cudaMalloc(&p, bytes));
-    }
-    return p;
-  }
-};
-Buffer g_stage;
+// Never destroyed: they live until the process ends, after the CUDA runtime has gone.
+pardyn::detail::CudaBuffer<>& g_stage = *new pardyn::detail::CudaBuffer<>;
 
 }  // namespace
 
-void* stage(std::size_t bytes) { return g_stage.get(bytes); }
+void* stage(std::size_t bytes) { return g_stage.reserve(bytes, 0, "parallel staging"); }
 
 void free_device(void* p) { cudaFree(p); }
 
@@ -139,8 +128,9 @@ void sync_side() { PARDYN_CUDA_CHECK(cudaStreamSynchronize(side_stream())); }
 // index_loops_cuda.cuh's scratch: one growing device buffer per slot.
 namespace pardyn::cuda::detail {
 void* index_loop_scratch(int slot, std::size_t bytes) {
-  static parallel::gpu::Buffer buffers[3];
-  return buffers[slot].get(bytes);
+  // Never destroyed, like g_stage.
+  static pardyn::detail::CudaBuffer<>* const buffers = new pardyn::detail::CudaBuffer<>[3];
+  return buffers[slot].reserve(bytes, 0, "index loops' scratch");
 }
 }  // namespace pardyn::cuda::detail
 

@@ -37,6 +37,17 @@ std::string_view strip_comment(std::string_view line, std::string_view* comment 
   return text::trim(line.substr(0, hash));
 }
 
+// The next line of r with content into `line` (blank and comment-only lines skipped), and in `s`
+// the line without its comment, in *note the comment; false at the end of the file.
+bool next_content(text::LineReader& r, std::string& line, std::string_view& s,
+                  std::string_view* note = nullptr) {
+  while (r.next(line)) {
+    s = strip_comment(line, note);
+    if (!s.empty()) return true;
+  }
+  return false;
+}
+
 // Room reserved before the lines are read: a header's count is not trusted with memory (the lines
 // may not be there).
 constexpr std::size_t kReserve = std::size_t(1) << 16;
@@ -130,11 +141,8 @@ bool read_header(text::LineReader& r, Header& h, bool sniff) {
   text::FileCell& cell = h.cell;
   cell.have_bounds = true;
   for (int d = 0; d < 3; ++d) cell.lo[d] = -0.5, cell.hi[d] = 0.5;  // LAMMPS's defaults
-  for (;;) {
-    if (!r.next(line)) break;
-    std::string_view note;
-    const std::string_view s = strip_comment(line, &note);
-    if (s.empty()) continue;
+  std::string_view s, note;
+  while (next_content(r, line, s, &note)) {
     const auto w = text::words(s);
     std::int64_t first = 0;
     double real = 0;
@@ -481,14 +489,13 @@ class LammpsData final : public Generator {
     const std::size_t header_line = r.line();
     std::string text;
     std::size_t k = 0;
+    std::string_view s, note;
     while (k < count) {
-      if (!r.next(text))
+      if (!next_content(r, text, s))
         r.fail("the file ends after " + std::to_string(k) + " of the " + std::to_string(count) +
                " lines of " + name + " (line " + std::to_string(header_line) +
                "), as many as the header's " + count_key +
                " count says: the file is cut short, or the count is wrong");
-      const std::string_view s = strip_comment(text);
-      if (s.empty()) continue;
       const auto w = text::words(s);
       std::int64_t first = 0;
       if (!text::parse_int(w[0], first) && is_section(s))
@@ -500,21 +507,14 @@ class LammpsData final : public Generator {
       line(w);
       ++k;
     }
-    for (;;) {
-      if (!r.next(text)) return;
-      std::string_view note;
-      const std::string_view s = strip_comment(text, &note);
-      if (s.empty()) continue;
-      const auto w = text::words(s);
-      std::int64_t first = 0;
-      if (text::parse_int(w[0], first))
-        r.fail(name + " (line " + std::to_string(header_line) + ") has more than the " +
-               std::to_string(count) + " lines the header's " + count_key +
-               " count says; the count is wrong, or lines are left over");
-      next = std::string(s);
-      comment = std::string(note);
-      return;
-    }
+    if (!next_content(r, text, s, &note)) return;
+    std::int64_t first = 0;
+    if (text::parse_int(text::words(s)[0], first))
+      r.fail(name + " (line " + std::to_string(header_line) + ") has more than the " +
+             std::to_string(count) + " lines the header's " + count_key +
+             " count says; the count is wrong, or lines are left over");
+    next = std::string(s);
+    comment = std::string(note);
   }
 
   text::Source source_;

@@ -58,6 +58,13 @@ HeaderRead read_header(Next&& next, DumpHeader& h, std::string& why) {
     out = std::string(text::trim(out));
     return true;
   };
+  auto whole = [&](std::uint64_t& out) {  // the line after an item, a whole number >= 0
+    std::string v;
+    std::int64_t k = -1;
+    if (!value(v) || !text::parse_int(v, k) || k < 0) return false;
+    out = std::uint64_t(k);
+    return true;
+  };
   for (;;) {
     const std::string_view l = text::trim(line);
     if (l.rfind("ITEM:", 0) != 0)
@@ -72,16 +79,11 @@ HeaderRead read_header(Next&& next, DumpHeader& h, std::string& why) {
         return bad("ITEM: TIME is not followed by a number");
       h.have_time = true;
     } else if (item == "TIMESTEP") {
-      std::int64_t s = -1;
-      if (!value(v) || !text::parse_int(v, s) || s < 0)
-        return bad("ITEM: TIMESTEP is not followed by a whole number >= 0");
-      h.step = std::uint64_t(s);
+      if (!whole(h.step)) return bad("ITEM: TIMESTEP is not followed by a whole number >= 0");
       have_step = true;
     } else if (item == "NUMBER OF ATOMS") {
-      std::int64_t n = -1;
-      if (!value(v) || !text::parse_int(v, n) || n < 0)
+      if (!whole(h.atoms))
         return bad("ITEM: NUMBER OF ATOMS is not followed by a whole number >= 0");
-      h.atoms = std::uint64_t(n);
       have_atoms = true;
     } else if (w.size() >= 2 && w[0] == "BOX" && w[1] == "BOUNDS") {
       std::size_t at = 2;

@@ -189,14 +189,7 @@ vtkSmartPointer<vtkImageData> build_image(const GridFields& g, double time, std:
   cd->SetActiveScalars("number_density");
   cd->SetActiveVectors("velocity");
 
-  vtkNew<vtkDoubleArray> time_value;
-  time_value->SetName("TimeValue");
-  time_value->InsertNextValue(time);
-  img->GetFieldData()->AddArray(time_value);
-  vtkNew<vtkTypeInt64Array> step_value;
-  step_value->SetName("step");
-  step_value->InsertNextValue(static_cast<vtkTypeInt64>(step));
-  img->GetFieldData()->AddArray(step_value);
+  vtk_xml::add_time_fields(img, time, step);
   vtkNew<vtkTypeInt64Array> outside;
   outside->SetName("particles_outside");
   outside->InsertNextValue(static_cast<vtkTypeInt64>(g.outside));

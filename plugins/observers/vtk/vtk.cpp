@@ -186,15 +186,7 @@ vtkSmartPointer<vtkPolyData> build_polydata(const HostParticles& p, int dim, dou
   out->SetActiveScalars("mass");
   out->SetActiveVectors("velocity");
 
-  // A single .vtp opened on its own still knows its time (the XML readers look for "TimeValue").
-  vtkNew<vtkDoubleArray> time_value;
-  time_value->SetName("TimeValue");
-  time_value->InsertNextValue(time);
-  pd->GetFieldData()->AddArray(time_value);
-  vtkNew<vtkTypeInt64Array> step_value;
-  step_value->SetName("step");
-  step_value->InsertNextValue(static_cast<vtkTypeInt64>(step));
-  pd->GetFieldData()->AddArray(step_value);
+  vtk_xml::add_time_fields(pd, time, step);
   return pd;
 }
 

@@ -15,6 +15,7 @@
 #include "pardyn/box.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/traversal/pair_sum.hpp"
 
 namespace pardyn::cpu {
 
@@ -43,34 +44,13 @@ PARDYN_INLINE void tile_sum(const Eval& ev, const ParticleView<Real, Dim>& p,
   Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
 #pragma omp simd reduction(+ : s0, s1, s2, se, sw)
   for (int j = 0; j < len; ++j) {
-    Real d0 = xi0 - x0[j], d1 = xi1 - x1[j], d2 = Dim == 3 ? xi2 - x2[j] : Real(0);
-    if constexpr (Periodic) {
-      d0 = img.wrap(d0, 0);
-      d1 = img.wrap(d1, 1);
-      if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
-    }
-    const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
-    Real fdivr, e;
-    ev.pair(r2, mi, m[j], ti, t[j], fdivr, e);
+    Real d0 = xi0 - x0[j], d1 = xi1 - x1[j], d2 = Dim == 3 ? xi2 - x2[j] : Real(0), r2, fdivr, e;
     bool keep = true;
     if constexpr (Diagonal) keep = j != self;
-    if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
-    fdivr = keep ? fdivr : Real(0);
-    s0 += fdivr * d0;
-    s1 += fdivr * d1;
-    if constexpr (Dim == 3) s2 += fdivr * d2;
-    if constexpr (Energy) {
-      se += keep ? e : Real(0);
-      sw += fdivr * true_r2(ev, r2);
-    }
+    keep = pair_terms<Periodic, Dim>(ev, img, mi, m[j], ti, t[j], d0, d1, d2, r2, fdivr, e) && keep;
+    add_pair<Energy, false, Dim>(ev, keep, fdivr, e, r2, d0, d1, d2, s0, s1, s2, se, sw);
   }
-  acc[0] += s0;
-  acc[1] += s1;
-  if constexpr (Dim == 3) acc[2] += s2;
-  if constexpr (Energy) {
-    epot += se;
-    vir += sw;
-  }
+  add_sums<Energy>(s0, s1, s2, se, sw, acc, epot, vir);
 }
 
 }  // namespace detail

@@ -27,31 +27,20 @@
 #include "pardyn/traversal/cell_far.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/traversal/pair_sum.hpp"
 
 namespace pardyn::cpu {
 
 namespace detail {
 
-// One pair as every loop below sees it: the separation d = x_i - x_j (minimum image on periodic
-// axes), r^2 as the law wants it, the law's fdivr and e, and whether the pair counts (inside the
-// law's cut-off, if it has one).
+// The pair of two slots of the sorted records (pair_sum.hpp's pair_terms).
 template <bool Periodic, int Dim, class Eval, class Real>
-PARDYN_INLINE bool pair_terms(const Eval& ev, const PeriodicImage<Real>& img,
-                              const CellParticle<Real>& xi, int ti, const CellParticle<Real>& xj,
-                              int tj, Real& d0, Real& d1, Real& d2, Real& r2, Real& fdivr,
-                              Real& e) {
-  d0 = xi.c[0] - xj.c[0];
-  d1 = xi.c[1] - xj.c[1];
-  d2 = Dim == 3 ? xi.c[2] - xj.c[2] : Real(0);
-  if constexpr (Periodic) {
-    d0 = img.wrap(d0, 0);
-    d1 = img.wrap(d1, 1);
-    if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
-  }
-  r2 = pair_r2<Dim>(ev, d0, d1, d2);
-  ev.pair(r2, record_mass<Dim>(xi), record_mass<Dim>(xj), ti, tj, fdivr, e);
-  if constexpr (EvaluatorTraits<Eval>::has_cutoff) return true_r2(ev, r2) < ev.rcut2;
-  return true;
+PARDYN_INLINE bool slot_pair(const Eval& ev, const PeriodicImage<Real>& img,
+                             const CellParticle<Real>& xi, int ti, const CellParticle<Real>& xj,
+                             int tj, Real& d0, Real& d1, Real& d2, Real& r2, Real& fdivr, Real& e) {
+  separation<Dim>(xi, xj, d0, d1, d2);
+  return pardyn::pair_terms<Periodic, Dim>(ev, img, record_mass<Dim>(xi), record_mass<Dim>(xj), ti,
+                                           tj, d0, d1, d2, r2, fdivr, e);
 }
 
 // Sums the pair interactions of target xi (slot k) with the slots [jb, je) of one cell.
@@ -65,24 +54,11 @@ PARDYN_INLINE void cell_sum(const Eval& ev, const CellParticle<Real>* __restrict
   for (std::uint32_t j = jb; j < je; ++j) {
     Real d0, d1, d2, r2, fdivr, e;
     const bool keep =
-        pair_terms<Periodic, Dim>(ev, img, xi, ti, pos[j], type[j], d0, d1, d2, r2, fdivr, e) &&
+        slot_pair<Periodic, Dim>(ev, img, xi, ti, pos[j], type[j], d0, d1, d2, r2, fdivr, e) &&
         j != k;
-    fdivr = keep ? fdivr : Real(0);
-    s0 += fdivr * d0;
-    s1 += fdivr * d1;
-    if constexpr (Dim == 3) s2 += fdivr * d2;
-    if constexpr (Energy) {
-      se += keep ? e : Real(0);
-      sw += fdivr * true_r2(ev, r2);
-    }
+    add_pair<Energy, false, Dim>(ev, keep, fdivr, e, r2, d0, d1, d2, s0, s1, s2, se, sw);
   }
-  acc[0] += s0;
-  acc[1] += s1;
-  acc[2] += s2;
-  if constexpr (Energy) {
-    ep += se;
-    vr += sw;
-  }
+  add_sums<Energy>(s0, s1, s2, se, sw, acc, ep, vr);
 }
 
 template <bool Energy, bool Periodic, class Eval, class Real, int Dim>
@@ -108,15 +84,8 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
         const std::uint32_t j = row[m];
         Real d0, d1, d2, r2, fdivr, e;
         const bool keep =
-            pair_terms<Periodic, Dim>(ev, im, xi, ti, pos[j], type[j], d0, d1, d2, r2, fdivr, e);
-        fdivr = keep ? fdivr : Real(0);
-        s0 += fdivr * d0;
-        s1 += fdivr * d1;
-        if constexpr (Dim == 3) s2 += fdivr * d2;
-        if constexpr (Energy) {
-          se += keep ? e : Real(0);
-          sw += fdivr * true_r2(ev, r2);
-        }
+            slot_pair<Periodic, Dim>(ev, im, xi, ti, pos[j], type[j], d0, d1, d2, r2, fdivr, e);
+        add_pair<Energy, false, Dim>(ev, keep, fdivr, e, r2, d0, d1, d2, s0, s1, s2, se, sw);
       }
       const Real acc[3] = {s0, s1, s2};
       add_to_particle<Eval, Energy>(p, cl.order[k], acc, se, sw);
@@ -195,7 +164,7 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
         for (int m = 0; m < lenv; ++m) {
           Real d0, d1, d2, r2, fdivr, e;
           const bool keep =
-              pair_terms<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e) &&
+              slot_pair<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e) &&
               m < len;
           const Real f = keep ? (kPerUnitMass ? fdivr * mi : fdivr) : Real(0);  // force / r
           b0[m] = f * d0;
@@ -310,22 +279,15 @@ void stencil_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, con
 template <class Eval, class Real, int Dim>
 void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
                       const Box& box, bool energy) {
-  if (cl.n != p.n)
-    throw Error("internal: the cell list holds " + std::to_string(cl.n) + " particles, the store " +
-                std::to_string(p.n) + " (the scheme was not updated)");
-  if (p.n == 0) return;
+  if (!check_cell_list(ev, cl, p.n)) return;
   const bool periodic = box.any_periodic(Dim);
   const auto img = PeriodicImage<Real>::make(box);
-  if (cl.far) {
-    if constexpr (EvaluatorTraits<Eval>::has_far_field) {
-      check_near_zone(ev, cl);
-      const bool quad = cl.cell_quad != nullptr;
-      dispatch_variant(energy, quad, [&](auto e, auto q) {
+  if constexpr (EvaluatorTraits<Eval>::has_far_field) {
+    if (cl.far) {
+      dispatch_variant(energy, cl.cell_quad != nullptr, [&](auto e, auto q) {
         detail::stencil_forces<decltype(e)::value, false, true, decltype(q)::value>(ev, p, cl, img);
       });
       return;
-    } else {
-      throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");
     }
   }
   if (cl.verlet && cl.half) {

@@ -26,6 +26,7 @@
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particle_view.hpp"
 #include "pardyn/traversal/cell_far.hpp"
+#include "pardyn/traversal/pair_sum.hpp"
 
 namespace pardyn::cuda {
 
@@ -36,25 +37,12 @@ PARDYN_INLINE __device__ void cl_pair(const Eval& ev, const PeriodicImage<Real>&
                                       const CellParticle<Real>& xi, Real mi, int ti,
                                       const CellParticle<Real>& xj, int tj, bool keep,
                                       Real (&acc)[3], Real& ep, Real& vr) {
-  Real d0 = xi.c[0] - xj.c[0], d1 = xi.c[1] - xj.c[1];
-  Real d2 = Dim == 3 ? xi.c[2] - xj.c[2] : Real(0);
-  if constexpr (Periodic) {
-    d0 = img.wrap(d0, 0);
-    d1 = img.wrap(d1, 1);
-    if constexpr (Dim == 3) d2 = img.wrap(d2, 2);
-  }
-  const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
-  Real fdivr, e;
-  ev.pair(r2, mi, record_mass<Dim>(xj), ti, tj, fdivr, e);
-  if constexpr (EvaluatorTraits<Eval>::has_cutoff) keep = keep && true_r2(ev, r2) < ev.rcut2;
-  fdivr = keep ? fdivr : Real(0);
-  acc[0] = fma(fdivr, d0, acc[0]);
-  acc[1] = fma(fdivr, d1, acc[1]);
-  if constexpr (Dim == 3) acc[2] = fma(fdivr, d2, acc[2]);
-  if constexpr (Energy) {
-    ep += keep ? e : Real(0);
-    vr = fma(fdivr, true_r2(ev, r2), vr);
-  }
+  Real d0, d1, d2, r2, fdivr, e;
+  separation<Dim>(xi, xj, d0, d1, d2);
+  const bool in_range = pair_terms<Periodic, Dim>(ev, img, mi, record_mass<Dim>(xj), ti, tj, d0, d1,
+                                                  d2, r2, fdivr, e);
+  keep = keep && in_range;
+  add_pair<Energy, true, Dim>(ev, keep, fdivr, e, r2, d0, d1, d2, acc[0], acc[1], acc[2], ep, vr);
 }
 
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
@@ -175,24 +163,17 @@ void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList&
 template <class Eval, class Real, int Dim>
 void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
                       const Box& box, bool energy) {
-  if (cl.n != p.n)
-    throw Error("internal: the cell list holds " + std::to_string(cl.n) + " particles, the store " +
-                std::to_string(p.n) + " (the scheme was not updated)");
-  if (p.n == 0) return;
-  if (cl.far) {
-    if constexpr (EvaluatorTraits<Eval>::has_far_field) {
-      check_near_zone(ev, cl);
+  if (!check_cell_list(ev, cl, p.n)) return;
+  if constexpr (EvaluatorTraits<Eval>::has_far_field) {
+    if (cl.far) {
       const unsigned b = detail::cl_blocks(cl.n, detail::kFarThreads);
       constexpr int T = detail::kFarThreads;
-      const bool quad = cl.cell_quad != nullptr;
-      dispatch_variant(energy, quad, [&](auto e, auto q) {
+      dispatch_variant(energy, cl.cell_quad != nullptr, [&](auto e, auto q) {
         detail::cl_far_kernel<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>
             <<<b, T>>>(ev, p, cl);
       });
       PARDYN_CUDA_CHECK_LAUNCH("cl_far_kernel");
       return;
-    } else {
-      throw Error("cell_list far zones need a law with a far-field form (far() in its evaluator)");
     }
   }
   const auto img = PeriodicImage<Real>::make(box);

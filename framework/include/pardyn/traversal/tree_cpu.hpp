@@ -21,6 +21,7 @@
 #include "pardyn/box.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/traversal/pair_sum.hpp"
 #include "pardyn/tree.hpp"
 
 namespace pardyn::cpu {
@@ -72,6 +73,7 @@ template <bool Energy, bool Quad, class Eval, class Real, int Dim>
 void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real, Dim>& t) {
   const int groups = t.ngroups;
   constexpr int NQ = kQuadTerms<Dim>;
+  const PeriodicImage<Real> open{};  // a tree's box has no periodic axes
 #pragma omp parallel if (groups > 16)
   {
     std::vector<std::int32_t> stack, far_list, near_list;
@@ -103,28 +105,14 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
         for (int k = 0; k < nn; ++k) {
           const int j = nl[k];
           const Real* xj = t.src + 4 * std::size_t(j);
-          const Real d0 = xi[0] - xj[0], d1 = xi[1] - xj[1];
-          const Real dz = Dim == 3 ? xi[2] - xj[2] : Real(0);
-          const Real r2 = pair_r2<Dim>(ev, d0, d1, dz);
-          Real fdivr, en;
-          ev.pair(r2, mi, xj[3], ti, t.type[j], fdivr, en);
-          const bool keep = j != self;
-          fdivr = keep ? fdivr : Real(0);
-          s0 += fdivr * d0;
-          s1 += fdivr * d1;
-          if constexpr (Dim == 3) s2 += fdivr * dz;
-          if constexpr (Energy) {
-            se += keep ? en : Real(0);
-            sw += fdivr * true_r2(ev, r2);
-          }
+          Real d0 = xi[0] - xj[0], d1 = xi[1] - xj[1], d2 = Dim == 3 ? xi[2] - xj[2] : Real(0);
+          Real r2, fdivr, e;
+          const bool keep = pair_terms<false, Dim>(ev, open, mi, xj[3], ti, t.type[j], d0, d1, d2,
+                                                   r2, fdivr, e) &&
+                            j != self;
+          add_pair<Energy, false, Dim>(ev, keep, fdivr, e, r2, d0, d1, d2, s0, s1, s2, se, sw);
         }
-        acc[0] += s0;
-        acc[1] += s1;
-        if constexpr (Dim == 3) acc[2] += s2;
-        if constexpr (Energy) {
-          ep += se;
-          vir += sw;
-        }
+        add_sums<Energy>(s0, s1, s2, se, sw, acc, ep, vir);
         add_to_particle<Eval, Energy>(p, std::size_t(t.perm[i]), acc, ep, vir);
       }
     }
@@ -137,16 +125,10 @@ void walk(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real,
 // a tree built on the CPU, to the store's particles: the tree's own, or Tree::targets'.
 template <class Eval, class View>
 void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy) {
-  using Real = typename View::real;
-  constexpr int Dim = View::dim;
-  if constexpr (!EvaluatorTraits<Eval>::has_far_field) {
-    throw Error("internal: a tree walk for a law without a far field");
-  } else {
-    dispatch_tree_walk<Real, Dim>(
-        tree, p.n, box, Backend::Cpu, energy, [&](auto e, auto q, const TreeView<Real, Dim>& t) {
-          tree_cpu_detail::walk<decltype(e)::value, decltype(q)::value>(ev, p, t);
-        });
-  }
+  dispatch_tree_walk<Eval, typename View::real, View::dim>(
+      tree, p.n, box, Backend::Cpu, energy, [&](auto e, auto q, const auto& t) {
+        tree_cpu_detail::walk<decltype(e)::value, decltype(q)::value>(ev, p, t);
+      });
 }
 
 }  // namespace pardyn::cpu

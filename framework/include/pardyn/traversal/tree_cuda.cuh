@@ -40,6 +40,7 @@
 #include "pardyn/box.hpp"
 #include "pardyn/evaluator.hpp"
 #include "pardyn/particle_view.hpp"
+#include "pardyn/traversal/pair_sum.hpp"
 #include "pardyn/tree.hpp"
 
 namespace pardyn::cuda {
@@ -152,20 +153,13 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll 4
     for (int jj = 0; jj < cnt; ++jj) {
       const Quad4<Real> s = sh.part[jj];
-      const Real d0 = me.c[0] - s.c[0], d1 = me.c[1] - s.c[1];
-      const Real d2 = Dim == 3 ? me.c[2] - s.c[2] : Real(0);
-      const Real r2 = pair_r2<Dim>(ev, d0, d1, d2);
-      Real fdivr, e;
-      ev.pair(r2, me.c[3], s.c[3], ti, sh.ptype[jj], fdivr, e);
-      const bool keep = sh.pidx[jj] != self;
-      fdivr = keep ? fdivr : Real(0);
-      acc[0] = fma(fdivr, d0, acc[0]);
-      acc[1] = fma(fdivr, d1, acc[1]);
-      if constexpr (Dim == 3) acc[2] = fma(fdivr, d2, acc[2]);
-      if constexpr (Energy) {
-        ep += keep ? e : Real(0);
-        vir = fma(fdivr, true_r2(ev, r2), vir);
-      }
+      Real d0, d1, d2, r2, fdivr, e;
+      separation<Dim>(me, s, d0, d1, d2);
+      const bool keep = pair_terms<false, Dim>(ev, PeriodicImage<Real>{}, me.c[3], s.c[3], ti,
+                                               sh.ptype[jj], d0, d1, d2, r2, fdivr, e) &&
+                        sh.pidx[jj] != self;
+      add_pair<Energy, true, Dim>(ev, keep, fdivr, e, r2, d0, d1, d2, acc[0], acc[1], acc[2], ep,
+                                  vir);
     }
     __syncwarp();
   };
@@ -257,16 +251,11 @@ void launch(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Rea
 template <class Eval, class View>
 void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy) {
   using Real = typename View::real;
-  constexpr int Dim = View::dim;
-  if constexpr (!EvaluatorTraits<Eval>::has_far_field) {
-    throw Error("internal: a tree walk for a law without a far field");
-  } else {
-    dispatch_tree_walk<Real, Dim>(
-        tree, p.n, box, Backend::Cuda, energy, [&](auto e, auto q, const TreeView<Real, Dim>& t) {
-          tree_walk_detail::launch<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>(ev, p,
-                                                                                            t);
-        });
-  }
+  dispatch_tree_walk<Eval, Real, View::dim>(
+      tree, p.n, box, Backend::Cuda, energy, [&](auto e, auto q, const auto& t) {
+        tree_walk_detail::launch<Eval, Real, View::dim, decltype(e)::value, decltype(q)::value>(
+            ev, p, t);
+      });
 }
 
 #endif  // !__CUDACC_RTC__
