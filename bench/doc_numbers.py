@@ -315,8 +315,8 @@ def stamp_record(stamps):
         m = re.match(r'^id = "([^"]+)"', line)
         if m:
             current = m.group(1)
-        if current in stamps and line.startswith("seconds = "):
-            continue  # written again after `measured`
+        if current in stamps and re.match(r"^seconds = [0-9.]+\s*$", line):
+            continue  # written again after `measured` (a value named seconds stays)
         if current in stamps and line.startswith("measured = "):
             note, seconds = stamps[current]
             out.append(f'measured = "{note}"' if note is not None else line)
