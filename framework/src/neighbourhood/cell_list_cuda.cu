@@ -372,7 +372,7 @@ class CudaCells {
     const Real range2 = Real(plan.range * plan.range);
     if (capacity_ == 0) capacity_ = 32;
     for (;;) {
-      nl_.reserve(pitch_ * capacity_, "Verlet list (a smaller skin makes it shorter)");
+      nl_.reserve(pitch_ * capacity_, "cell list's Verlet list, which a smaller skin shortens");
       cl.nl_col = pitch_;
       PARDYN_CUDA_CHECK(cudaMemsetAsync(words_.data() + 1, 0, sizeof(unsigned)));
       cell_verlet<Real, Dim><<<blocks_for(n), kThreads>>>(
