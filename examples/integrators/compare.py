@@ -200,7 +200,8 @@ def ok_rows(rows, label):
 
 def write_plot(gp_path, png_path, rows, sweep, title):
     """A self-contained gnuplot script (the data in datablocks) for the log-log plot."""
-    out = ["# Written by compare.py: the largest relative energy error against force evaluations.",
+    out = ["# SPDX-License-Identifier: BSD-3-Clause",
+           "# Written by compare.py: the largest relative energy error against force evaluations.",
            f"# Run `gnuplot {os.path.basename(gp_path)}` in this folder to redraw "
            f"{os.path.basename(png_path)}.", ""]
     plots = []

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Written by compare.py: the largest relative energy error against force evaluations.
 # Run `gnuplot comparison.gp` in this folder to redraw comparison.png.
 

@@ -248,8 +248,8 @@ class Simulation final : public StepContext {
   struct Balance {
     std::uint64_t interval = 0;  // steps between measurements (0: off)
     std::uint64_t measured_step = ~std::uint64_t(0);
-    bool measure = false;  // this evaluation measures
-    bool pending = false;  // re-deal before the next evaluation
+    bool measure = false;   // this evaluation measures
+    bool pending = false;   // re-deal before the next evaluation
     bool log_only = false;  // the domain decomposition: measured and logged, never re-dealt
     std::vector<double> weights;
     std::uint64_t redeals = 0;
