@@ -8,7 +8,7 @@ set output out
 set termoption noenhanced
 array base[6]
 do for [c=1:6] { stats data every ::0::0 using (column(c + 1)) nooutput; base[c] = STATS_min }
-set title "Speed-up over one GPU, whole pardyn runs (4x H100, NVLink)"
+set title "Speed-up over one GPU, whole pardyn runs (4x H200, NVLink)"
 set xlabel "GPUs"
 set ylabel "speed-up"
 set xrange [0.8:4.2]
