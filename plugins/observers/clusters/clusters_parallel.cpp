@@ -21,11 +21,14 @@
 //    other components (complete on their rank), the histogram of their sizes and those of
 //    min_size. A union-find over the boundary components joins them; the clusters of min_size are
 //    numbered by decreasing size (equal sizes: the smallest particle id first), and every rank
-//    gets the ids of its own components.
+//    gets the ids of its own components. Each rank sends its complete components already in that
+//    order (sorted on every rank at once), so rank 0 merges sorted lists instead of sorting them
+//    all (measured, 10^8 particles on 4 GPUs: rank 0's sort was two thirds of an analysis).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <queue>
 
 #include "../../common/messages.hpp"
 #include "../../common/union_find.hpp"
@@ -325,7 +328,8 @@ Targets targets(const CoarseGrid& g, const std::vector<Occupancy>& occ, int me) 
 // This rank's components as rank 0 needs them (Finder::components).
 struct Local {
   std::vector<CompRec> boundary_comps;   // the boundary components, by slot
-  std::vector<CompRec> inner_big;        // the others (complete on this rank) of min_size, by slot
+  std::vector<CompRec> inner_big;        // the others (complete on this rank) of min_size, in the
+                                         // clusters' order (numbered_before)
   std::uint64_t inner_hist[kBins] = {};  // the sizes of the others
 };
 
@@ -449,6 +453,12 @@ std::vector<std::uint32_t> join_edges(const std::vector<Summary>& all,
   return parent;
 }
 
+// The order in which the clusters are numbered: larger first, equal sizes by smallest particle id.
+bool numbered_before(std::uint64_t size_a, std::int64_t id_a, std::uint64_t size_b,
+                     std::int64_t id_b) {
+  return size_a != size_b ? size_a > size_b : id_a < id_b;
+}
+
 // A cluster of min_size on rank 0: size, smallest particle id, and what it is (< boundary count:
 // a set of joined boundary components, by root index; else boundary count + the index of a
 // component complete on its rank among all ranks' inner_big).
@@ -480,26 +490,46 @@ std::vector<std::vector<char>> number_clusters(const std::vector<Summary>& all,
       size[s] += c.size;
       min_id[s] = std::min(min_id[s], c.min_id);
     }
-  std::vector<Candidate> cand;
+  // The joined boundary clusters, sorted here; every rank's complete ones came sorted: a merge of
+  // these lists (a heap of their heads) numbers them all.
+  std::vector<Candidate> joined;
   for (std::size_t k = 0; k < m; ++k)
     if (set[k] == k) {
       ++out.hist[size_bin(std::uint32_t(size[k]))];
-      if (size[k] >= min_size) cand.push_back(Candidate{size[k], min_id[k], k});
+      if (size[k] >= min_size) joined.push_back(Candidate{size[k], min_id[k], k});
     }
-  for (std::size_t r = 0; r < all.size(); ++r)
-    for (std::size_t k = 0; k < all[r].inner_big.size(); ++k)
-      cand.push_back(
-          Candidate{all[r].inner_big[k].size, all[r].inner_big[k].min_id, m + inner[r] + k});
-  std::sort(cand.begin(), cand.end(), [](const Candidate& a, const Candidate& b) {
-    return a.size != b.size ? a.size > b.size : a.min_id < b.min_id;
-  });
+  const auto before = [](const Candidate& a, const Candidate& b) {
+    return numbered_before(a.size, a.min_id, b.size, b.min_id);
+  };
+  std::sort(joined.begin(), joined.end(), before);
+  const std::size_t lists = all.size() + 1;  // every rank's complete clusters, then the joined
+  auto head = [&](std::size_t list, std::size_t k) {
+    if (list == all.size()) return joined[k];
+    const CompRec& c = all[list].inner_big[k];
+    return Candidate{c.size, c.min_id, m + inner[list] + k};
+  };
+  auto length = [&](std::size_t list) {
+    return list == all.size() ? joined.size() : all[list].inner_big.size();
+  };
+  struct Head {
+    Candidate c;
+    std::size_t list, k;
+  };
+  const auto later = [&](const Head& a, const Head& b) { return before(b.c, a.c); };
+  std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+  for (std::size_t list = 0; list < lists; ++list)
+    if (length(list)) heads.push(Head{head(list, 0), list, 0});
   std::vector<std::int32_t> id(m + inner.back(), -1);
-  for (std::size_t c = 0; c < cand.size(); ++c) {
-    id[cand[c].ref] = std::int32_t(c);
-    out.clustered += cand[c].size;
+  std::size_t numbered = 0;
+  while (!heads.empty()) {
+    const Head h = heads.top();
+    heads.pop();
+    if (numbered == 0) out.largest = h.c.size;
+    id[h.c.ref] = std::int32_t(numbered++);
+    out.clustered += h.c.size;
+    if (h.k + 1 < length(h.list)) heads.push(Head{head(h.list, h.k + 1), h.list, h.k + 1});
   }
-  out.n_clusters = cand.size();
-  out.largest = cand.empty() ? 0 : cand[0].size;
+  out.n_clusters = numbered;
   std::vector<std::vector<char>> answer(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
     Out o;
@@ -562,7 +592,9 @@ void join_ranks(Comm& comm, const Box& box, int dim, double distance, std::uint3
   if (finder) finder->components(min_size, l.boundary_comps, l.inner_big, l.inner_hist);
   const auto by_slot = [](const CompRec& a, const CompRec& b) { return a.slot < b.slot; };
   std::sort(l.boundary_comps.begin(), l.boundary_comps.end(), by_slot);
-  std::sort(l.inner_big.begin(), l.inner_big.end(), by_slot);
+  std::sort(l.inner_big.begin(), l.inner_big.end(), [](const CompRec& a, const CompRec& b) {
+    return numbered_before(a.size, a.min_id, b.size, b.min_id);
+  });
   st.lap(JoinStats::kComponents, finder);
   std::vector<char> summary = pack_summary(n, l, edges);
   if (comm.rank()) st.sent += summary.size();
