@@ -520,6 +520,24 @@ Law make_law(const ParamSet& ps) {
   return law;
 }
 
+std::string formula_struct(const Law& law) {
+  // One set of coefficients for every pair of types: read from the evaluator itself, the same
+  // address for every pair, so that the vectorised loops of the traversals load it once rather than
+  // gather it per pair (as lennard_jones's uniform path).
+  const std::string coefs = law.params.uniform ? "k.c" : "k.of(ti, tj)";
+  return R"(struct Generated {
+  template <class Real>
+  PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
+                                              int tj, Real& fdivr, Real& e) {
+    const Real* __restrict c = )" +
+         coefs + R"(;
+    (void)c, (void)r2, (void)s, (void)ti, (void)tj;
+)" + law.body +
+         R"(  }
+};
+)";
+}
+
 FactoryInfo law_info() {
   FactoryInfo f;
   f.name = "expression";
