@@ -4,13 +4,9 @@
 // below writes a small plugin source, compiles it with the system's compiler for the run's
 // dimension and precision, and loads it; cached) or interpreted (the same traversals, instantiated
 // here, call the interpreter for every pair).
-// The plugin's GPU half is expression_cuda.cu's engine (run-time compiled kernels), not
-// PairPotential's GPU path: the interpreted law below is a CPU-only PairPotential.
-#if defined(PARDYN_PLUGIN_HAS_CUDA)
-#define PARDYN_EXPRESSION_GPU 1
-#undef PARDYN_PLUGIN_HAS_CUDA
-#endif
-
+// The plugin's GPU half (PARDYN_EXPRESSION_GPU, where the toolkit has NVRTC) is
+// expression_cuda.cu's engine of run-time compiled kernels, not PairPotential's GPU path: the
+// interpreted law below is a CPU-only PairPotential.
 #include <dlfcn.h>
 
 #include <chrono>

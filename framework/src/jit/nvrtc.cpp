@@ -180,7 +180,8 @@ std::string serialize(const Cubin& c) {
   for (const auto& [name, mangled] : c.lowered) out += name + "\n" + mangled + "\n";
   out += std::to_string(c.code.size()) + "\n";
   out.append(c.code.data(), c.code.size());
-  out += "\n" + hash_hex(out) + "\n";
+  out += "\n";
+  out += hash_hex(out) + "\n";  // over everything before it
   return out;
 }
 
