@@ -550,7 +550,8 @@ The force is -dU/dr, derived symbolically (or give `force`, which is then checke
 pardyn parses the formula itself and writes the code: it is compiled once with the system's C++
 compiler into the same CPU loops as the built-in laws, at their speed (cached in
 $XDG_CACHE_HOME/pardyn or ~/.cache/pardyn), or interpreted where there is no compiler (engine;
-3-8 times slower). The CPU only: there is no GPU version yet (backend = "cpu").
+3-8 times slower). On the GPU (backend = "cuda") NVRTC compiles the GPU traversals with the
+formula inlined, on first use, into the same cache.
 
 The language. Numbers (1, 2.5, 1e-3), r (the distance), the parameters, + - * / ^ (power,
 right-associative; -r^2 = -(r^2)), parentheses, and the functions
