@@ -100,22 +100,24 @@ int main(int argc, char** argv) {
         jit::find_sdk(Registry::builtin_plugin_dir() + "/libpardyn_expression.so");
     const double sdk_s = since(t_sdk);
     const jit::GpuSource src = expression::gpu_program(law, group, dim, dbl, sdk, arch);
-    std::printf("NVRTC %s, %s, law %s, group %s (%zu kernels), %dD %s; the SDK headers' hash %.3f s\n",
-                jit::nvrtc_version().c_str(), arch.c_str(), law_name.c_str(), group.c_str(),
-                src.names.size(), dim, dbl ? "double" : "float", sdk_s);
-    const fs::path base = fs::temp_directory_path() / ("pardyn-bench-formula-" +
-                                                       std::to_string(::getpid()));
+    std::printf(
+        "NVRTC %s, %s, law %s, group %s (%zu kernels), %dD %s; the SDK headers' hash %.3f s\n",
+        jit::nvrtc_version().c_str(), arch.c_str(), law_name.c_str(), group.c_str(),
+        src.names.size(), dim, dbl ? "double" : "float", sdk_s);
+    const fs::path base =
+        fs::temp_directory_path() / ("pardyn-bench-formula-" + std::to_string(::getpid()));
     for (int r = 0; r < repeat; ++r) {
       const fs::path dir = base / std::to_string(r);
       fs::remove_all(dir);
       ::setenv("PARDYN_CACHE_DIR", dir.c_str(), 1);
       const jit::GpuBuilt cold = jit::cached_cubin(src);
       const jit::GpuBuilt warm = jit::cached_cubin(src);
-      if (cold.cached || !warm.cached) throw Error("the cache did not behave: cold " +
-                                                   std::to_string(cold.cached) + ", warm " +
-                                                   std::to_string(warm.cached));
-      std::printf("cold: compile + write %.3f s (cubin %zu bytes); cached: read + check %.4f s",
-                  cold.seconds, cold.cubin.code.size(), warm.seconds);
+      if (cold.cached || !warm.cached)
+        throw Error("the cache did not behave: cold " + std::to_string(cold.cached) + ", warm " +
+                    std::to_string(warm.cached));
+      std::printf(
+          "%s %s: cold compile + write %.3f s (cubin %zu bytes); cached: read + check %.4f s",
+          law_name.c_str(), group.c_str(), cold.seconds, cold.cubin.code.size(), warm.seconds);
       if (gpu) {
         const auto t0 = Clock::now();
         const jit::GpuModule m(warm.cubin);

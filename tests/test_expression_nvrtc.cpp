@@ -53,9 +53,8 @@ std::string nvrtc_missing() {
     return std::string("NVRTC cannot compile an empty kernel here: ") + e.what();
   }
 }
-#define PARDYN_SKIP_WITHOUT_NVRTC()                                            \
-  if (const std::string pardyn_nvrtc_missing_ = nvrtc_missing();               \
-      !pardyn_nvrtc_missing_.empty())                                          \
+#define PARDYN_SKIP_WITHOUT_NVRTC()                                                              \
+  if (const std::string pardyn_nvrtc_missing_ = nvrtc_missing(); !pardyn_nvrtc_missing_.empty()) \
   GTEST_SKIP() << pardyn_nvrtc_missing_
 
 // A small program with one kernel, as the cache sees any.
@@ -69,10 +68,10 @@ jit::GpuSource tiny(const std::string& body = "x[0] = 1;") {
 }
 
 expression::Law lj() {
-  return expression::make_law(test::params_for(
-      PluginKind::Potential, "expression",
-      "energy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
-      "parameters = { epsilon = 1.2, sigma = 0.9 }\nrcut = 2.5"));
+  return expression::make_law(
+      test::params_for(PluginKind::Potential, "expression",
+                       "energy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
+                       "parameters = { epsilon = 1.2, sigma = 0.9 }\nrcut = 2.5"));
 }
 
 const jit::Sdk& sdk() {
@@ -122,10 +121,10 @@ TEST(ExpressionNvrtc, CacheKeyFollowsWhatDecidesTheCode) {
   // The LJ formula with other values of its parameters is the same code (the constants are read
   // at run time); another formula is not.
   EXPECT_EQ(expression::formula_struct(lj()),
-            expression::formula_struct(expression::make_law(test::params_for(
-                PluginKind::Potential, "expression",
-                "energy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
-                "parameters = { epsilon = 2.0, sigma = 1.1 }\nrcut = 3.0"))));
+            expression::formula_struct(expression::make_law(
+                test::params_for(PluginKind::Potential, "expression",
+                                 "energy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
+                                 "parameters = { epsilon = 2.0, sigma = 1.1 }\nrcut = 3.0"))));
 }
 
 // Compiled once, then read from the cache; a damaged entry is compiled again, a temporary file

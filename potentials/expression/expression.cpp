@@ -83,7 +83,8 @@ std::string generated_source(const Law& law, int dim, Precision prec) {
 
 namespace pardyn::expression {
 namespace {
-)" + formula_struct(law) + R"(
+)" + formula_struct(law) +
+         R"(
 struct GeneratedLaw {
   using Params = expression::Params;
   template <class Real>

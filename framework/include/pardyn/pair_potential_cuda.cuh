@@ -24,8 +24,7 @@ void pair_forces_cuda(const Eval& ev, const View& view, const Neighbourhood& nb,
     case NeighbourhoodKind::Tree:
       tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy, ks);
       break;
-    default:
-      all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data), ks);
+    default: all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data), ks);
   }
 }
 

@@ -177,7 +177,8 @@ std::vector<std::string> sdk_include_dirs(const std::string& plugin_file) {
   if (fs::exists(installed / "pardyn" / "pair_potential.hpp")) dirs = {installed.string()};
   else dirs = split(PARDYN_JIT_BUILD_INCLUDES, '|');
   bool found = false;
-  for (const auto& d : dirs) found = found || fs::exists(fs::path(d) / "pardyn" / "pair_potential.hpp");
+  for (const auto& d : dirs)
+    found = found || fs::exists(fs::path(d) / "pardyn" / "pair_potential.hpp");
   if (!found)
     throw Error("pardyn's SDK headers are not where this build put them (looked in " +
                 installed.string() +

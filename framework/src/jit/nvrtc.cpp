@@ -37,9 +37,9 @@ std::string read_file(const fs::path& p) {
   throw Error(std::string("NVRTC error at ") + file + ":" + std::to_string(line) + ": " + call +
               ": " + nvrtcGetErrorString(r));
 }
-#define PARDYN_NVRTC_CHECK(call)                                               \
-  do {                                                                         \
-    const nvrtcResult pardyn_r_ = (call);                                      \
+#define PARDYN_NVRTC_CHECK(call)                                                      \
+  do {                                                                                \
+    const nvrtcResult pardyn_r_ = (call);                                             \
     if (pardyn_r_ != NVRTC_SUCCESS) nvrtc_fail(pardyn_r_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -48,9 +48,9 @@ std::string read_file(const fs::path& p) {
   throw Error(std::string("CUDA error at ") + file + ":" + std::to_string(line) + ": " + call +
               ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")" + more);
 }
-#define PARDYN_RTC_CUDA_CHECK(call, more)                                              \
-  do {                                                                                 \
-    const cudaError_t pardyn_e_ = (call);                                              \
+#define PARDYN_RTC_CUDA_CHECK(call, more)                                                \
+  do {                                                                                   \
+    const cudaError_t pardyn_e_ = (call);                                                \
     if (pardyn_e_ != cudaSuccess) cuda_fail(pardyn_e_, #call, __FILE__, __LINE__, more); \
   } while (0)
 

@@ -294,10 +294,10 @@ struct AllPairsMain {
   using Group = AllPairsGroup<Eval, Real, Dim>;
   static auto address() { return &all_pairs_kernel<Eval, Real, Dim, Energy, Periodic, K, T, U>; }
   static std::string name(const std::string& eval) {
-    return kernel_name("pardyn::cuda::detail::all_pairs_kernel",
-                       {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy),
-                        bool_name(Periodic), std::to_string(K), std::to_string(T),
-                        std::to_string(U)});
+    return kernel_name(
+        "pardyn::cuda::detail::all_pairs_kernel",
+        {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy), bool_name(Periodic),
+         std::to_string(K), std::to_string(T), std::to_string(U)});
   }
 };
 template <class Eval, class Real, int Dim, bool Energy>

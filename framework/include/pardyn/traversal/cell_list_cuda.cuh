@@ -208,8 +208,8 @@ void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList&
     launch_kernel<ClVerlet<Eval, Real, Dim, Energy, Periodic>>(ks, grid, block, "cl_verlet_kernel",
                                                                ev, p, cl, img);
   else
-    launch_kernel<ClStencil<Eval, Real, Dim, Energy, Periodic>>(ks, grid, block,
-                                                                "cl_stencil_kernel", ev, p, cl, img);
+    launch_kernel<ClStencil<Eval, Real, Dim, Energy, Periodic>>(
+        ks, grid, block, "cl_stencil_kernel", ev, p, cl, img);
 }
 #endif  // !__CUDACC_RTC__
 

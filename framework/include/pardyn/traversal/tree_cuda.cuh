@@ -247,9 +247,9 @@ struct Walk {
   using Group = tree_walk_detail::Group<Eval, Real, Dim>;
   static auto address() { return &tree_walk_kernel<Eval, Real, Dim, Energy, Quad>; }
   static std::string name(const std::string& eval) {
-    return kernel_name("pardyn::cuda::tree_walk_detail::tree_walk_kernel",
-                       {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy),
-                        bool_name(Quad)});
+    return kernel_name(
+        "pardyn::cuda::tree_walk_detail::tree_walk_kernel",
+        {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy), bool_name(Quad)});
   }
 };
 template <class Eval, class Real, int Dim>
