@@ -4,7 +4,7 @@
 // compiled by NVRTC and written to the cache (cold), then read back from it (cached), and, where a
 // GPU is present, loaded into it (cudaLibraryLoadData and the kernels' handles).
 //
-//   bench_formula_compile [--law lj|soft_gas] [--group cell_list|cell_far|tree|all_pairs]
+//   bench_formula_compile [--law lj|soft_gas|gravity] [--group cell_list|cell_far|tree|all_pairs|all_pairs_periodic]
 //                         [--dim 2|3] [--precision float|double] [--arch sm_90] [--repeat 3]
 //
 // Each repeat uses a fresh cache folder (under $TMPDIR) for its cold compile. Without a GPU the
@@ -42,7 +42,7 @@ std::string arg(const std::map<std::string, std::string>& a, const std::string& 
   return it == a.end() ? dflt : it->second;
 }
 
-// The laws of bench_cell_list's expression forms (lj and soft_gas), as TOML.
+// The laws of bench_cell_list's expression forms (lj, soft_gas, gravity), as TOML.
 std::string law_toml(const std::string& law) {
   if (law == "lj")
     return "energy = \"4*epsilon*((sigma/r)^12 - (sigma/r)^6)\"\n"
@@ -52,7 +52,9 @@ std::string law_toml(const std::string& law) {
            "energy = \"B/2*(1/(r^2 + eps^2) - 1/rc^2) + a2/2*log((r^2 + eps^2)/rc^2)\"\n"
            "long_range = { kernel = \"log\", strength = \"a\", softening = \"eps\", r0 = \"rc\", "
            "radius = \"sqrt(rc^2 - eps^2)\" }\n";
-  throw Error("--law must be lj or soft_gas");
+  if (law == "gravity")  // the kernel alone: no formula part
+    return "long_range = { kernel = \"gravity\", strength = 1.0, softening = 0.01 }\n";
+  throw Error("--law must be lj, soft_gas or gravity");
 }
 
 }  // namespace
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
       const std::string k = argv[i];
       if (k.rfind("--", 0) != 0 || i + 1 >= argc) {
         std::fprintf(stderr,
-                     "usage: %s [--law lj|soft_gas] [--group cell_list|cell_far|tree|all_pairs] "
+                     "usage: %s [--law lj|soft_gas|gravity] [--group "
+                     "cell_list|cell_far|tree|all_pairs|all_pairs_periodic] "
                      "[--dim 2|3] [--precision float|double] [--arch sm_90] [--repeat 3]\n",
                      argv[0]);
         return 2;

@@ -39,11 +39,13 @@ const char* group_kernels(const std::string& group, const std::string& eval,
   using Cl = cuda::detail::ClGroup<void, Real, Dim>;
   using Far = cuda::detail::ClFarGroup<void, Real, Dim>;
   using Tree = cuda::tree_walk_detail::Group<void, Real, Dim>;
-  using All = cuda::detail::AllPairsGroup<void, Real, Dim>;
+  using All = cuda::detail::AllPairsGroup<void, Real, Dim, false>;
+  using AllPeriodic = cuda::detail::AllPairsGroup<void, Real, Dim, true>;
   if (group == Cl::id) return Cl::names(eval, out), Cl::header;
   if (group == Far::id) return Far::names(eval, out), Far::header;
   if (group == Tree::id) return Tree::names(eval, out), Tree::header;
   if (group == All::id) return All::names(eval, out), All::header;
+  if (group == AllPeriodic::id) return AllPeriodic::names(eval, out), AllPeriodic::header;
   throw Error("internal: no GPU traversal group '" + group + "'");
 }
 

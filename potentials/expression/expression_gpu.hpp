@@ -28,7 +28,7 @@ std::unique_ptr<GpuEngine> make_gpu_engine(const Law& law, bool quiet,
                                            const std::string& plugin_file);
 
 // What NVRTC compiles for `law` on traversal group `group` ("cell_list", "cell_far", "tree",
-// "all_pairs"; launch_cuda.cuh) in `dim` dimensions and double or float: the program (the embedded
+// "all_pairs", "all_pairs_periodic"; launch_cuda.cuh) in `dim` dimensions and double or float: the program (the embedded
 // expression headers, the traversal's header, the law's formula_struct), every kernel that group's
 // launcher may start, for architecture `arch` ("sm_90"). Needs no GPU (the tests compile it).
 jit::GpuSource gpu_program(const Law& law, const std::string& group, int dim, bool dbl,

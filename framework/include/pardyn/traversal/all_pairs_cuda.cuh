@@ -281,17 +281,17 @@ inline int resident_blocks(const void* kernel, int T) {
   return known[{kernel, T}] = std::max(1, per_sm) * multiprocessors();
 }
 
-// The kernels' descriptors (launch_cuda.cuh). The group holds the shape's kernels of every variant
-// and the finishing kernels.
-template <class Eval, class Real, int Dim>
+// The kernels' descriptors (launch_cuda.cuh). A group holds the shape's kernels, with and without
+// energies, and the finishing kernels, of one kind of box (periodic or not): what a run launches.
+template <class Eval, class Real, int Dim, bool Periodic>
 struct AllPairsGroup {
   static constexpr const char* header = "pardyn/traversal/all_pairs_cuda.cuh";
-  static constexpr const char* id = "all_pairs";
+  static constexpr const char* id = Periodic ? "all_pairs_periodic" : "all_pairs";
   static void names(const std::string& eval, std::vector<std::string>& out);
 };
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic, int K, int T, int U>
 struct AllPairsMain {
-  using Group = AllPairsGroup<Eval, Real, Dim>;
+  using Group = AllPairsGroup<Eval, Real, Dim, Periodic>;
   static auto address() { return &all_pairs_kernel<Eval, Real, Dim, Energy, Periodic, K, T, U>; }
   static std::string name(const std::string& eval) {
     return kernel_name(
@@ -300,23 +300,26 @@ struct AllPairsMain {
          std::to_string(K), std::to_string(T), std::to_string(U)});
   }
 };
-template <class Eval, class Real, int Dim, bool Energy>
+// The finishing kernel (the same for both kinds of box), in the group of the box's kind.
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
 struct AllPairsFinish {
-  using Group = AllPairsGroup<Eval, Real, Dim>;
+  using Group = AllPairsGroup<Eval, Real, Dim, Periodic>;
   static auto address() { return &all_pairs_finish<Eval, Real, Dim, Energy>; }
   static std::string name(const std::string& eval) {
     return kernel_name("pardyn::cuda::detail::all_pairs_finish",
                        {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy)});
   }
 };
-template <class Eval, class Real, int Dim>
-void AllPairsGroup<Eval, Real, Dim>::names(const std::string& eval, std::vector<std::string>& out) {
+template <class Eval, class Real, int Dim, bool Periodic>
+void AllPairsGroup<Eval, Real, Dim, Periodic>::names(const std::string& eval,
+                                                     std::vector<std::string>& out) {
   using S = AllPairsShape<Real, Dim>;
-  dispatch_all_variants([&](auto e, auto per) {
-    constexpr bool E = decltype(e)::value, P = decltype(per)::value;
-    out.push_back(AllPairsMain<Eval, Real, Dim, E, P, S::K, S::T, S::U>::name(eval));
-    if (!P) out.push_back(AllPairsFinish<Eval, Real, Dim, E>::name(eval));
-  });
+  for (const bool energy : {false, true})
+    dispatch_variant(energy, false, [&](auto e, auto) {
+      constexpr bool E = decltype(e)::value;
+      out.push_back(AllPairsMain<Eval, Real, Dim, E, Periodic, S::K, S::T, S::U>::name(eval));
+      out.push_back(AllPairsFinish<Eval, Real, Dim, E, Periodic>::name(eval));
+    });
 }
 
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic,
@@ -353,8 +356,8 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
   launch_kernel<Main>(ks, dim3(blocks, splits), dim3(T), "all_pairs_kernel", a);
   if (splits > 1) {
     const int fb = std::min((n + 255) / 256, 4 * multiprocessors());
-    launch_kernel<AllPairsFinish<Eval, Real, Dim, Energy>>(ks, dim3(fb), dim3(256),
-                                                           "all_pairs_finish", a, splits);
+    launch_kernel<AllPairsFinish<Eval, Real, Dim, Energy, Periodic>>(ks, dim3(fb), dim3(256),
+                                                                     "all_pairs_finish", a, splits);
   }
 }
 
