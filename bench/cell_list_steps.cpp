@@ -12,9 +12,9 @@
 //     LJ 3D: fcc rho = 0.8442 with C^3 unit cells (4 C^3 atoms; --cells 20,20,40: 64,000), T
 //     = 1.44, rc = 2.5, dt = 0.005, periodic (the LAMMPS `in.lj` problem at C = 20: 32,000 atoms).
 //   bench_cell_list soft_gas [--backend ...] [--side S] [--steps ...] [--near 1] [--cell_size W]
-//                            [--law soft_gas|expression|interpreted]
+//                            [--law soft_gas|expression|interpreted] [--scheme cell_list|tree]
 //     2D real gas (soft_gas, seed 003): S^2 particles on a square lattice of spacing 4 in a walled
-//     box, T = 0.05, far zones.
+//     box, T = 0.05, far zones (or --scheme tree: the tree's defaults).
 //   bench_cell_list gravity  [--backend ...] [--count N] [--steps ...]
 //     3D all-pairs gravity on a Plummer sphere of N particles (eps 0.01, leapfrog dt 0.001).
 //   Every mode: [--warmup W] steps first (default 20), and under `mpirun -np K` a parallel run
@@ -125,9 +125,12 @@ std::string gas_law(const std::map<std::string, std::string>& a) {
 std::string gas_scenario(const std::map<std::string, std::string>& a, int steps) {
   const int side = std::stoi(arg(a, "side", "1000"));
   const double L = 4.0 * side;
+  const std::string kind = arg(a, "scheme", "cell_list");
+  if (kind != "cell_list" && kind != "tree") throw Error("--scheme must be cell_list or tree");
   std::string scheme = "{ type = \"cell_list\", near = " + arg(a, "near", "1");
   if (a.count("cell_size")) scheme += ", cell_size = " + a.at("cell_size");
   scheme += " }";
+  if (kind == "tree") scheme = "{ type = \"tree\" }";  // the tree's defaults
   return "[simulation]\ndimension = 2\nprecision = \"" + arg(a, "precision", "float") +
          "\"\nbackend = \"" + arg(a, "backend", "cuda") + "\"\nsteps = " + std::to_string(steps) +
          "\nseed = 3\nthreads = " + arg(a, "threads", "0") + "\n[box]\nlo = [0.0, 0.0]\nhi = [" +

@@ -29,3 +29,10 @@ if(TARGET bench_nvrtc)
   set_tests_properties(nvrtc.traversal_kernels nvrtc.traversal_kernels_2d_double
                        PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+# bench_formula_compile (formula_gpu_compile.cpp): a formula law's GPU kernels as the expression
+# plugin compiles, caches and loads them (cold and cached), for docs/formulas.md "On the GPU".
+if(TARGET pardyn_expression_law AND TARGET pardyn_jit_cuda)
+  add_executable(bench_formula_compile formula_gpu_compile.cpp)
+  target_link_libraries(bench_formula_compile PRIVATE pardyn::app pardyn_expression_law)
+  add_dependencies(bench_formula_compile pardyn_plugin_expression)
+endif()

@@ -24,12 +24,12 @@ HostParticles lattice(int dim, unsigned seed) {
 }
 
 Forces run(const std::string& law, const std::string& params, int dim, Precision prec,
-           const std::string& scheme) {
+           const std::string& scheme, Backend backend = Backend::Cpu) {
   const HostParticles hp = lattice(dim, 7);
   const Box box = test::cube(dim, 0, (dim == 3 ? 8 : 20) * 1.1, Boundary::Wall);
   return conformance::evaluate(test::registry(), law,
                                test::params_for(PluginKind::Potential, law, params), hp, box, prec,
-                               Backend::Cpu, scheme);
+                               backend, scheme);
 }
 
 // The largest |a - a_ref| over the largest |a_ref|, and the energies' relative difference.
@@ -113,6 +113,25 @@ TEST_P(ExpressionAgrees, WithTheBuiltInLaw) {
           const Forces ref = run(p.builtin, p.builtin_params, dim, prec, scheme);
           const Forces got =
               run("expression", p.expression + "\nengine = \"" + engine + "\"", dim, prec, scheme);
+          expect_same(got, ref, prec == Precision::Double ? 1e-12 : 2e-5, what);
+        }
+    }
+}
+
+// On the GPU: the same traversals compiled at run time by NVRTC for the generated evaluator
+// against the built-in laws' nvcc-compiled ones, on the GPU both (docs/formulas.md, "On the GPU").
+TEST(ExpressionCuda, AgreesWithTheBuiltInLawOnTheGpu) {
+  PARDYN_SKIP_WITHOUT_GPU();
+  for (const auto& p : pairings())
+    for (int dim : {2, 3}) {
+      if (!(p.dims & dim_bit(dim))) continue;
+      for (Precision prec : {Precision::Double, Precision::Float})
+        for (const auto& scheme : p.schemes) {
+          const std::string what =
+              p.name + " " + std::to_string(dim) + "D " + to_string(prec) + " " + scheme + " cuda";
+          SCOPED_TRACE(what);
+          const Forces ref = run(p.builtin, p.builtin_params, dim, prec, scheme, Backend::Cuda);
+          const Forces got = run("expression", p.expression, dim, prec, scheme, Backend::Cuda);
           expect_same(got, ref, prec == Precision::Double ? 1e-12 : 2e-5, what);
         }
     }

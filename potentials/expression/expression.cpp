@@ -4,6 +4,9 @@
 // below writes a small plugin source, compiles it with the system's compiler for the run's
 // dimension and precision, and loads it; cached) or interpreted (the same traversals, instantiated
 // here, call the interpreter for every pair).
+// The plugin's GPU half (PARDYN_EXPRESSION_GPU, where the toolkit has NVRTC) is
+// expression_cuda.cu's engine of run-time compiled kernels, not PairPotential's GPU path: the
+// interpreted law below is a CPU-only PairPotential.
 #include <dlfcn.h>
 
 #include <chrono>
@@ -15,6 +18,9 @@
 
 #include "compile.hpp"
 #include "law.hpp"
+#if defined(PARDYN_EXPRESSION_GPU)
+#include "expression_gpu.hpp"
+#endif
 #include "pardyn/pair_potential.hpp"
 #include "pardyn/plugin_export.hpp"
 
@@ -77,15 +83,8 @@ std::string generated_source(const Law& law, int dim, Precision prec) {
 
 namespace pardyn::expression {
 namespace {
-struct Generated {
-  template <class Real>
-  PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
-                                              int tj, Real& fdivr, Real& e) {
-    const Real* __restrict c = @COEFS@;
-    (void)c, (void)r2, (void)s, (void)ti, (void)tj;
-)" + law.body +
-         R"(  }
-};
+)" + formula_struct(law) +
+         R"(
 struct GeneratedLaw {
   using Params = expression::Params;
   template <class Real>
@@ -130,10 +129,6 @@ extern "C" __attribute__((visibility("default"))) const char* pardyn_expression_
   };
   put("@FORM@", std::to_string(int(law.params.form)));
   put("@PRECISION@", prec == Precision::Float ? "Precision::Float" : "Precision::Double");
-  // One set of coefficients for every pair of types: read from the evaluator itself, the same
-  // address for every pair, so that the vectorised loops of the traversals load it once rather than
-  // gather it per pair (as lennard_jones's uniform path).
-  put("@COEFS@", law.params.uniform ? "k.c" : "k.of(ti, tj)");
   put("@DIM@", std::to_string(dim));
   put("@REAL@", real);
   return src;
@@ -147,11 +142,8 @@ class ExpressionPotential final : public Potential {
   }
 
   void compute(ParticleStore& s, const Neighbourhood& nb, const ForceRequest& req) override {
-    if (s.backend() == Backend::Cuda)
-      throw Error(law_.label +
-                  ": expression laws run on the CPU in this build; use backend = "
-                  "\"cpu\"");
     if (!interpreted_->supports(nb.kind)) throw Error(interpreted_->unsupported_reason(nb.kind));
+    if (s.backend() == Backend::Cuda) return gpu().compute(s, nb, req);
     cpu_for(s).compute(s, nb, req);
   }
   double cutoff() const override { return interpreted_->cutoff(); }
@@ -200,6 +192,25 @@ class ExpressionPotential final : public Potential {
     }
     return *c.potential;
   }
+
+#if defined(PARDYN_EXPRESSION_GPU)
+  // The law on the GPU: its kernels compiled by NVRTC (expression_cuda.cu), made on first use.
+  GpuEngine& gpu() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!gpu_) gpu_ = make_gpu_engine(law_, quiet_, plugin_file());
+    return *gpu_;
+  }
+  std::unique_ptr<GpuEngine> gpu_;
+#else
+  struct NoGpu {
+    void compute(ParticleStore&, const Neighbourhood&, const ForceRequest&) {}
+  };
+  NoGpu gpu() {
+    throw Error(law_.label +
+                ": this pardyn was built without CUDA's run-time compiler (NVRTC), so expression "
+                "laws run on the CPU only; use backend = \"cpu\"");
+  }
+#endif
 
   struct Compiled {
     std::shared_ptr<jit::Library> library;
@@ -253,7 +264,12 @@ class ExpressionPotential final : public Potential {
 void register_expression(Registrar& r) {
   FactoryInfo info = law_info();
   info.kind = PluginKind::Potential;
+  // The GPU where the plugin has its CUDA half (built with CUDA and NVRTC).
+#if defined(PARDYN_EXPRESSION_GPU)
+  info.backends = kCpu | kCuda;
+#else
   info.backends = kCpu;
+#endif
   r.add(std::move(info), Factory<Potential>([](const ParamSet& ps, const RunInfo& run) {
           return std::unique_ptr<Potential>(new ExpressionPotential(make_law(ps), run));
         }));

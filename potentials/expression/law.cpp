@@ -520,6 +520,24 @@ Law make_law(const ParamSet& ps) {
   return law;
 }
 
+std::string formula_struct(const Law& law) {
+  // One set of coefficients for every pair of types: read from the evaluator itself, the same
+  // address for every pair, so that the vectorised loops of the traversals load it once rather than
+  // gather it per pair (as lennard_jones's uniform path).
+  const std::string coefs = law.params.uniform ? "k.c" : "k.of(ti, tj)";
+  return R"(struct Generated {
+  template <class Real>
+  PARDYN_HD PARDYN_INLINE static void formula(const Coefs<Real>& k, Real r2, Real s, int ti,
+                                              int tj, Real& fdivr, Real& e) {
+    const Real* __restrict c = )" +
+         coefs + R"(;
+    (void)c, (void)r2, (void)s, (void)ti, (void)tj;
+)" + law.body +
+         R"(  }
+};
+)";
+}
+
 FactoryInfo law_info() {
   FactoryInfo f;
   f.name = "expression";
@@ -532,7 +550,8 @@ The force is -dU/dr, derived symbolically (or give `force`, which is then checke
 pardyn parses the formula itself and writes the code: it is compiled once with the system's C++
 compiler into the same CPU loops as the built-in laws, at their speed (cached in
 $XDG_CACHE_HOME/pardyn or ~/.cache/pardyn), or interpreted where there is no compiler (engine;
-3-8 times slower). The CPU only: there is no GPU version yet (backend = "cpu").
+3-8 times slower). On the GPU (backend = "cuda") NVRTC compiles the GPU traversals with the
+formula inlined, on first use, into the same cache.
 
 The language. Numbers (1, 2.5, 1e-3), r (the distance), the parameters, + - * / ^ (power,
 right-associative; -r^2 = -(r^2)), parentheses, and the functions

@@ -32,6 +32,10 @@ struct Law {
 // with a caret under it.
 Law make_law(const ParamSet& ps);
 
+// The formula part as C++, `struct Generated` whose formula() is the Impl::formula of
+// expression_eval.hpp: the code compiled at run time, for the CPU and the GPU alike.
+std::string formula_struct(const Law& law);
+
 // The plugin's name, summary, documentation of the formula language and parameter schema.
 FactoryInfo law_info();
 

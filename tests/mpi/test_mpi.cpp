@@ -1286,8 +1286,9 @@ TEST_F(Rank, ClustersTreeWalled2DMatchesOneRank) {
 
 // --- Formula laws (type = "expression", docs/formulas.md) on several ranks ------------------------
 // The law's library is compiled once into the shared cache while the other ranks wait on its lock
-// (the first test to run compiles it; the others load it). On the CPU backend only (formula laws
-// do not run on the GPU yet), so PARDYN_MPI_TEST_BACKEND is not applied.
+// (the first test to run compiles it; the others load it). The tree's honours
+// PARDYN_MPI_TEST_BACKEND (=cuda: the formula's kernels compiled by NVRTC, once into the shared
+// cache), as the built-in laws' tree tests do.
 
 // `scenario`'s first [[potential]] block, up to its scheme line, replaced by `law` (which ends
 // before the scheme); the scheme line is kept.
@@ -1329,7 +1330,8 @@ TEST_F(Rank, ExpressionSoftGas2DFarZonesMatchOneRank) {
 }
 
 TEST_F(Rank, ExpressionSoftGas2DTreeHasOneRanksAccuracy) {
-  tree_matches_one_rank_toml(with_law(scenario("tree_soft_gas_2d"), soft_gas_formula(0.01)));
+  tree_matches_one_rank_toml(
+      on_test_backend(with_law(scenario("tree_soft_gas_2d"), soft_gas_formula(0.01))));
 }
 
 // A setup error on one rank only (its particle file is missing): rank 0 reports it, naming the

@@ -10,22 +10,30 @@
 
 namespace pardyn::cuda {
 
+// The GPU traversals of evaluator `ev` for one view of a CUDA store, by the neighbourhood's kind:
+// what pair_compute runs, and the expression law with its run-time compiled kernels (`ks`,
+// launch_cuda.cuh).
+template <class Eval, class View, class Kernels = BuiltinKernels>
+void pair_forces_cuda(const Eval& ev, const View& view, const Neighbourhood& nb,
+                      const ForceRequest& req, const Kernels& ks = {}) {
+  const bool energy = req.energy || req.virial;
+  switch (nb.kind) {
+    case NeighbourhoodKind::CellList:
+      cell_list_forces(ev, view, *static_cast<const CellList*>(nb.data), *req.box, energy, ks);
+      break;
+    case NeighbourhoodKind::Tree:
+      tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy, ks);
+      break;
+    default: all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data), ks);
+  }
+}
+
 template <class Law>
 void pair_compute(const typename Law::Params& params, ParticleStore& s, const Neighbourhood& nb,
                   const ForceRequest& req) {
   visit(s, [&](auto view) {
     using Real = typename decltype(view)::real;
-    const typename Law::template Evaluator<Real> ev(params);
-    const bool energy = req.energy || req.virial;
-    switch (nb.kind) {
-      case NeighbourhoodKind::CellList:
-        cell_list_forces(ev, view, *static_cast<const CellList*>(nb.data), *req.box, energy);
-        break;
-      case NeighbourhoodKind::Tree:
-        tree_forces(ev, view, *static_cast<const Tree*>(nb.data), *req.box, energy);
-        break;
-      default: all_pairs(ev, view, *req.box, energy, 0, static_cast<const SourceBlock*>(nb.data));
-    }
+    pair_forces_cuda(typename Law::template Evaluator<Real>(params), view, nb, req);
   });
 }
 

@@ -170,6 +170,23 @@ Built cached_file(const std::string& name, const std::function<void(const std::s
   return b;
 }
 
+std::vector<std::string> sdk_include_dirs(const std::string& plugin_file) {
+  const fs::path lib = fs::path(plugin_file).parent_path().parent_path().parent_path();
+  const fs::path installed = lib.parent_path() / "include";
+  std::vector<std::string> dirs;
+  if (fs::exists(installed / "pardyn" / "pair_potential.hpp")) dirs = {installed.string()};
+  else dirs = split(PARDYN_JIT_BUILD_INCLUDES, '|');
+  bool found = false;
+  for (const auto& d : dirs)
+    found = found || fs::exists(fs::path(d) / "pardyn" / "pair_potential.hpp");
+  if (!found)
+    throw Error("pardyn's SDK headers are not where this build put them (looked in " +
+                installed.string() +
+                " and in the build tree); reinstall pardyn, or use engine = "
+                "\"interpreted\" (on the CPU)");
+  return dirs;
+}
+
 namespace {
 Toolchain detect_toolchain(const std::string& plugin_file) {
   Toolchain tc;
@@ -181,18 +198,7 @@ Toolchain detect_toolchain(const std::string& plugin_file) {
   const fs::path plugins = fs::path(plugin_file).parent_path();
   const fs::path lib = plugins.parent_path().parent_path();
   tc.libdir = lib.string();
-  const fs::path installed = lib.parent_path() / "include";
-  if (fs::exists(installed / "pardyn" / "pair_potential.hpp"))
-    tc.include_dirs = {installed.string()};
-  else tc.include_dirs = split(PARDYN_JIT_BUILD_INCLUDES, '|');
-  bool found = false;
-  for (const auto& d : tc.include_dirs)
-    found = found || fs::exists(fs::path(d) / "pardyn" / "pair_potential.hpp");
-  if (!found)
-    throw Error("pardyn's SDK headers are not where this build put them (looked in " +
-                installed.string() +
-                " and in the build tree); reinstall pardyn, or use engine = "
-                "\"interpreted\"");
+  tc.include_dirs = sdk_include_dirs(plugin_file);
   if (!fs::exists(lib / "libpardyn.so"))
     throw Error("libpardyn.so is not in " + lib.string() +
                 "; reinstall pardyn, or use engine = "

@@ -36,6 +36,10 @@ struct Toolchain {
 // Throws pardyn::Error saying what is missing when no compiler or no SDK headers are found.
 Toolchain find_toolchain(const std::string& plugin_file);
 
+// The SDK's include folders for a plugin at `plugin_file`: an installation's include/, or the build
+// tree's. Throws pardyn::Error when pardyn's headers are in neither.
+std::vector<std::string> sdk_include_dirs(const std::string& plugin_file);
+
 // Whether the compiler of `find_toolchain` can be run (without compiling anything).
 bool compiler_available(const std::string& plugin_file, std::string* why = nullptr);
 

@@ -26,11 +26,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/neighbourhood.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/traversal/launch_cuda.cuh"
 #endif
 #include "pardyn/box.hpp"
 #include "pardyn/evaluator.hpp"
@@ -265,21 +269,70 @@ inline int choose_splits(int blocks, int resident, int max_splits) {
   return best;
 }
 
+// How many blocks of `kernel` (T threads) the whole GPU holds at once, found once per kernel.
+inline int resident_blocks(const void* kernel, int T) {
+  static std::mutex m;
+  static std::map<std::pair<const void*, int>, int> known;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = known.find({kernel, T});
+  if (it != known.end()) return it->second;
+  int per_sm = 0;
+  PARDYN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, 0));
+  return known[{kernel, T}] = std::max(1, per_sm) * multiprocessors();
+}
+
+// The kernels' descriptors (launch_cuda.cuh). A group holds the shape's kernels, with and without
+// energies, and the finishing kernels, of one kind of box (periodic or not): what a run launches.
+template <class Eval, class Real, int Dim, bool Periodic>
+struct AllPairsGroup {
+  static constexpr const char* header = "pardyn/traversal/all_pairs_cuda.cuh";
+  static constexpr const char* id = Periodic ? "all_pairs_periodic" : "all_pairs";
+  static void names(const std::string& eval, std::vector<std::string>& out);
+};
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic, int K, int T, int U>
+struct AllPairsMain {
+  using Group = AllPairsGroup<Eval, Real, Dim, Periodic>;
+  static auto address() { return &all_pairs_kernel<Eval, Real, Dim, Energy, Periodic, K, T, U>; }
+  static std::string name(const std::string& eval) {
+    return kernel_name(
+        "pardyn::cuda::detail::all_pairs_kernel",
+        {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy), bool_name(Periodic),
+         std::to_string(K), std::to_string(T), std::to_string(U)});
+  }
+};
+// The finishing kernel (the same for both kinds of box), in the group of the box's kind.
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+struct AllPairsFinish {
+  using Group = AllPairsGroup<Eval, Real, Dim, Periodic>;
+  static auto address() { return &all_pairs_finish<Eval, Real, Dim, Energy>; }
+  static std::string name(const std::string& eval) {
+    return kernel_name("pardyn::cuda::detail::all_pairs_finish",
+                       {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy)});
+  }
+};
+template <class Eval, class Real, int Dim, bool Periodic>
+void AllPairsGroup<Eval, Real, Dim, Periodic>::names(const std::string& eval,
+                                                     std::vector<std::string>& out) {
+  using S = AllPairsShape<Real, Dim>;
+  for (const bool energy : {false, true})
+    dispatch_variant(energy, false, [&](auto e, auto) {
+      constexpr bool E = decltype(e)::value;
+      out.push_back(AllPairsMain<Eval, Real, Dim, E, Periodic, S::K, S::T, S::U>::name(eval));
+      out.push_back(AllPairsFinish<Eval, Real, Dim, E, Periodic>::name(eval));
+    });
+}
+
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic,
           int K = AllPairsShape<Real, Dim>::K, int T = AllPairsShape<Real, Dim>::T,
-          int U = AllPairsShape<Real, Dim>::U>
+          int U = AllPairsShape<Real, Dim>::U, class Kernels = BuiltinKernels>
 void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
                       const PeriodicImage<Real>& img, int forced_splits,
-                      const SourceBlock* blk = nullptr) {
-  auto kernel = all_pairs_kernel<Eval, Real, Dim, Energy, Periodic, K, T, U>;
+                      const SourceBlock* blk = nullptr, const Kernels& ks = {}) {
+  using Main = AllPairsMain<Eval, Real, Dim, Energy, Periodic, K, T, U>;
+  using Args = AllPairsArgs<Eval, Real, Dim>;
   const int n = int(p.n);
   const int blocks = (n + T * K - 1) / (T * K);
-  // How many blocks of this kernel the whole GPU holds at once (once per instantiation).
-  static const int resident = [&] {
-    int per_sm = 0;
-    PARDYN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, 0));
-    return std::max(1, per_sm) * multiprocessors();
-  }();
+  const int resident = resident_blocks(ks.template get<Main, Args>(), T);
   const int nsrc = blk ? int(blk->n) : n;
   const int max_splits = std::max(1, (nsrc + T - 1) / T);  // one tile per split at most
   int splits = forced_splits;
@@ -292,7 +345,7 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
   chunk = (chunk + T - 1) / T * T;
   splits = (nsrc + chunk - 1) / chunk;
 
-  AllPairsArgs<Eval, Real, Dim> a{ev, p, img, nullptr, n, chunk};
+  Args a{ev, p, img, nullptr, n, chunk};
   if (blk) {
     a.ext = static_cast<const Source<Real>*>(blk->pos);
     a.ext_type = blk->type;
@@ -300,12 +353,11 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
   }
   if (splits > 1)
     a.partial = static_cast<Real*>(scratch(std::size_t(splits) * (Dim + 2) * n * sizeof(Real)));
-  kernel<<<dim3(blocks, splits), T>>>(a);
-  PARDYN_CUDA_CHECK_LAUNCH("all_pairs_kernel");
+  launch_kernel<Main>(ks, dim3(blocks, splits), dim3(T), "all_pairs_kernel", a);
   if (splits > 1) {
     const int fb = std::min((n + 255) / 256, 4 * multiprocessors());
-    all_pairs_finish<Eval, Real, Dim, Energy><<<fb, 256>>>(a, splits);
-    PARDYN_CUDA_CHECK_LAUNCH("all_pairs_finish");
+    launch_kernel<AllPairsFinish<Eval, Real, Dim, Energy, Periodic>>(ks, dim3(fb), dim3(256),
+                                                                     "all_pairs_finish", a, splits);
   }
 }
 
@@ -317,9 +369,9 @@ void launch_all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p,
 // Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) of all
 // pairs to the store's arrays. forced_splits > 0 fixes the number of source splits (benchmarks).
 // With a SourceBlock (the all-pairs ring), the block's particles are the sources instead.
-template <class Eval, class Real, int Dim>
+template <class Eval, class Real, int Dim, class Kernels = BuiltinKernels>
 void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const Box& box, bool energy,
-               int forced_splits = 0, const SourceBlock* blk = nullptr) {
+               int forced_splits = 0, const SourceBlock* blk = nullptr, const Kernels& ks = {}) {
   if (p.n == 0 || (blk && blk->n == 0)) return;
   if (p.n > std::size_t(0x7fffffff) || (blk && blk->n > std::size_t(0x7fffffff)))
     throw Error("all_pairs on the GPU handles at most 2^31 - 1 particles per device");
@@ -327,8 +379,9 @@ void all_pairs(const Eval& ev, const ParticleView<Real, Dim>& p, const Box& box,
   const bool periodic = box.any_periodic(Dim);
   const int fs = forced_splits;
   dispatch_variant(energy, periodic, [&](auto e, auto per) {
-    detail::launch_all_pairs<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>(ev, p, img,
-                                                                                        fs, blk);
+    using S = AllPairsShape<Real, Dim>;
+    detail::launch_all_pairs<Eval, Real, Dim, decltype(e)::value, decltype(per)::value, S::K, S::T,
+                             S::U>(ev, p, img, fs, blk, ks);
   });
 }
 

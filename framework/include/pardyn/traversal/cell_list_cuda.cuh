@@ -20,6 +20,7 @@
 
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/traversal/launch_cuda.cuh"
 #endif
 #include "pardyn/box.hpp"
 #include "pardyn/cell_list.hpp"
@@ -140,18 +141,75 @@ inline unsigned cl_blocks(std::size_t n, int threads) {
   return unsigned((n + threads - 1) / threads);
 }
 
+// The kernels' descriptors (launch_cuda.cuh): the cell list's two groups, the Verlet list and
+// stencil kernels (cl_launch) and the far zones' (cell_list_forces with cl.far).
+template <class Real, int Dim>
+std::vector<std::string> cl_args(const std::string& eval, bool a, bool b) {
+  return {eval, real_name<Real>(), std::to_string(Dim), bool_name(a), bool_name(b)};
+}
+template <class Eval, class Real, int Dim>
+struct ClGroup {
+  static constexpr const char* header = "pardyn/traversal/cell_list_cuda.cuh";
+  static constexpr const char* id = "cell_list";
+  static void names(const std::string& eval, std::vector<std::string>& out);
+};
+template <class Eval, class Real, int Dim>
+struct ClFarGroup {
+  static constexpr const char* header = "pardyn/traversal/cell_list_cuda.cuh";
+  static constexpr const char* id = "cell_far";
+  static void names(const std::string& eval, std::vector<std::string>& out);
+};
 template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
-void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
-               const PeriodicImage<Real>& img) {
-  if (cl.verlet) {
-    cl_verlet_kernel<Eval, Real, Dim, Energy, Periodic>
-        <<<cl_blocks(cl.n, 128), 128>>>(ev, p, cl, img);
-    PARDYN_CUDA_CHECK_LAUNCH("cl_verlet_kernel");
-  } else {
-    cl_stencil_kernel<Eval, Real, Dim, Energy, Periodic>
-        <<<cl_blocks(cl.n, 128), 128>>>(ev, p, cl, img);
-    PARDYN_CUDA_CHECK_LAUNCH("cl_stencil_kernel");
+struct ClVerlet {
+  using Group = ClGroup<Eval, Real, Dim>;
+  static auto address() { return &cl_verlet_kernel<Eval, Real, Dim, Energy, Periodic>; }
+  static std::string name(const std::string& eval) {
+    return kernel_name("pardyn::cuda::detail::cl_verlet_kernel",
+                       cl_args<Real, Dim>(eval, Energy, Periodic));
   }
+};
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic>
+struct ClStencil {
+  using Group = ClGroup<Eval, Real, Dim>;
+  static auto address() { return &cl_stencil_kernel<Eval, Real, Dim, Energy, Periodic>; }
+  static std::string name(const std::string& eval) {
+    return kernel_name("pardyn::cuda::detail::cl_stencil_kernel",
+                       cl_args<Real, Dim>(eval, Energy, Periodic));
+  }
+};
+template <class Eval, class Real, int Dim, bool Energy, bool Quad>
+struct ClFar {
+  using Group = ClFarGroup<Eval, Real, Dim>;
+  static auto address() { return &cl_far_kernel<Eval, Real, Dim, Energy, Quad>; }
+  static std::string name(const std::string& eval) {
+    return kernel_name("pardyn::cuda::detail::cl_far_kernel",
+                       cl_args<Real, Dim>(eval, Energy, Quad));
+  }
+};
+template <class Eval, class Real, int Dim>
+void ClGroup<Eval, Real, Dim>::names(const std::string& eval, std::vector<std::string>& out) {
+  dispatch_all_variants([&](auto e, auto per) {
+    out.push_back(ClVerlet<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>::name(eval));
+    out.push_back(ClStencil<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>::name(eval));
+  });
+}
+template <class Eval, class Real, int Dim>
+void ClFarGroup<Eval, Real, Dim>::names(const std::string& eval, std::vector<std::string>& out) {
+  dispatch_all_variants([&](auto e, auto q) {
+    out.push_back(ClFar<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>::name(eval));
+  });
+}
+
+template <class Eval, class Real, int Dim, bool Energy, bool Periodic, class Kernels>
+void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
+               const PeriodicImage<Real>& img, const Kernels& ks) {
+  const dim3 grid(cl_blocks(cl.n, 128)), block(128);
+  if (cl.verlet)
+    launch_kernel<ClVerlet<Eval, Real, Dim, Energy, Periodic>>(ks, grid, block, "cl_verlet_kernel",
+                                                               ev, p, cl, img);
+  else
+    launch_kernel<ClStencil<Eval, Real, Dim, Energy, Periodic>>(
+        ks, grid, block, "cl_stencil_kernel", ev, p, cl, img);
 }
 #endif  // !__CUDACC_RTC__
 
@@ -160,26 +218,25 @@ void cl_launch(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList&
 #if !defined(__CUDACC_RTC__)
 // Adds the evaluator's accelerations (and, with energy, per-particle energies and virials) over the
 // cell list to the store's arrays.
-template <class Eval, class Real, int Dim>
+template <class Eval, class Real, int Dim, class Kernels = BuiltinKernels>
 void cell_list_forces(const Eval& ev, const ParticleView<Real, Dim>& p, const CellList& cl,
-                      const Box& box, bool energy) {
+                      const Box& box, bool energy, const Kernels& ks = {}) {
   if (!check_cell_list(ev, cl, p.n)) return;
   if constexpr (EvaluatorTraits<Eval>::has_far_field) {
     if (cl.far) {
-      const unsigned b = detail::cl_blocks(cl.n, detail::kFarThreads);
-      constexpr int T = detail::kFarThreads;
+      const dim3 grid(detail::cl_blocks(cl.n, detail::kFarThreads)), block(detail::kFarThreads);
       dispatch_variant(energy, cl.cell_quad != nullptr, [&](auto e, auto q) {
-        detail::cl_far_kernel<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>
-            <<<b, T>>>(ev, p, cl);
+        launch_kernel<detail::ClFar<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>>(
+            ks, grid, block, "cl_far_kernel", ev, p, cl);
       });
-      PARDYN_CUDA_CHECK_LAUNCH("cl_far_kernel");
       return;
     }
   }
   const auto img = PeriodicImage<Real>::make(box);
   const bool periodic = box.any_periodic(Dim);
   dispatch_variant(energy, periodic, [&](auto e, auto per) {
-    detail::cl_launch<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>(ev, p, cl, img);
+    detail::cl_launch<Eval, Real, Dim, decltype(e)::value, decltype(per)::value>(ev, p, cl, img,
+                                                                                 ks);
   });
 }
 #endif  // !__CUDACC_RTC__

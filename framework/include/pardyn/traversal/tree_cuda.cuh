@@ -36,6 +36,7 @@
 #include "pardyn/cuda.hpp"
 #include "pardyn/cuda_check.hpp"
 #include "pardyn/particles.hpp"
+#include "pardyn/traversal/launch_cuda.cuh"
 #endif
 #include "pardyn/box.hpp"
 #include "pardyn/evaluator.hpp"
@@ -234,30 +235,51 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 #if !defined(__CUDACC_RTC__)
+// The walk's descriptors (launch_cuda.cuh).
+template <class Eval, class Real, int Dim>
+struct Group {
+  static constexpr const char* header = "pardyn/traversal/tree_cuda.cuh";
+  static constexpr const char* id = "tree";
+  static void names(const std::string& eval, std::vector<std::string>& out);
+};
 template <class Eval, class Real, int Dim, bool Energy, bool Quad>
-void launch(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real, Dim>& t) {
-  const int blocks = (t.ngroups + kWarps - 1) / kWarps;
-  tree_walk_kernel<Eval, Real, Dim, Energy, Quad><<<blocks, kWarps * 32>>>(ev, p, t);
-  PARDYN_CUDA_CHECK_LAUNCH("tree_walk_kernel");
+struct Walk {
+  using Group = tree_walk_detail::Group<Eval, Real, Dim>;
+  static auto address() { return &tree_walk_kernel<Eval, Real, Dim, Energy, Quad>; }
+  static std::string name(const std::string& eval) {
+    return kernel_name(
+        "pardyn::cuda::tree_walk_detail::tree_walk_kernel",
+        {eval, real_name<Real>(), std::to_string(Dim), bool_name(Energy), bool_name(Quad)});
+  }
+};
+template <class Eval, class Real, int Dim>
+void Group<Eval, Real, Dim>::names(const std::string& eval, std::vector<std::string>& out) {
+  dispatch_all_variants([&](auto e, auto q) {
+    out.push_back(Walk<Eval, Real, Dim, decltype(e)::value, decltype(q)::value>::name(eval));
+  });
 }
 
+template <class Eval, class Real, int Dim, bool Energy, bool Quad, class Kernels>
+void launch(const Eval& ev, const ParticleView<Real, Dim>& p, const TreeView<Real, Dim>& t,
+            const Kernels& ks) {
+  const int blocks = (t.ngroups + kWarps - 1) / kWarps;
+  launch_kernel<Walk<Eval, Real, Dim, Energy, Quad>>(ks, dim3(blocks), dim3(kWarps * 32),
+                                                     "tree_walk_kernel", ev, p, t);
+}
 #endif  // !__CUDACC_RTC__
-
 }  // namespace tree_walk_detail
-
 #if !defined(__CUDACC_RTC__)
 // Adds the evaluator's accelerations (and with `energy` the per-particle energies and virials) from
 // a tree built on the GPU, to the store's particles: the tree's own, or Tree::targets'.
-template <class Eval, class View>
-void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy) {
+template <class Eval, class View, class Kernels = BuiltinKernels>
+void tree_forces(const Eval& ev, const View& p, const Tree& tree, const Box& box, bool energy,
+                 const Kernels& ks = {}) {
   using Real = typename View::real;
   dispatch_tree_walk<Eval, Real, View::dim>(
       tree, p.n, box, Backend::Cuda, energy, [&](auto e, auto q, const auto& t) {
         tree_walk_detail::launch<Eval, Real, View::dim, decltype(e)::value, decltype(q)::value>(
-            ev, p, t);
+            ev, p, t, ks);
       });
 }
-
 #endif  // !__CUDACC_RTC__
-
 }  // namespace pardyn::cuda
