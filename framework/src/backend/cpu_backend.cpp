@@ -20,7 +20,7 @@ namespace {
 template <class Acc, class View>
 Acc sum_particles(const View& p) {
   std::vector<Acc> parts(omp_get_max_threads());
-#pragma omp parallel if (p.n > kParallelMin)
+#pragma omp parallel if (p.n > element::kElementParallelMin)
   {
     Acc& s = parts[omp_get_thread_num()];
 #pragma omp for schedule(static)
@@ -98,7 +98,8 @@ class CpuOps final : public element::ElementOps<CpuLoop, CpuState> {
         for (int i = 0; i < m; ++i) kk[i] = element::as_state<State>(*k[i], p.n).comp(comp);
         const Real* y0 = base.comp(comp);
         const Real* y1 = element::state_array(p, comp);
-#pragma omp parallel for schedule(static) reduction(max : worst) if (p.n > kParallelMin)
+#pragma omp parallel for schedule(static) reduction(max : worst) \
+    if (p.n > element::kElementParallelMin)
         for (std::size_t j = 0; j < p.n; ++j) {
           double err = 0;
           for (int i = 0; i < m; ++i) err = std::fma(e[i], double(kk[i][j]), err);
