@@ -56,12 +56,21 @@ MARK = re.compile(rf"({NUMBER})<!--n:([A-Za-z0-9_.-]+)-->")
 BARE_MARK = re.compile(r"<!--n:([A-Za-z0-9_.-]+)-->")
 BLOCK_MARK = re.compile(r"^\s*<!--n:([A-Za-z0-9_.-]+)-->\s*$")  # alone on its line, above a fence
 SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-# What reads as a measurement: a number before a rate, a time, a size or a speed-up. On a page not
-# listed under `unmigrated` in the record, each one needs a marker (`given` for a number that is a
-# setting or a size by design, not a measurement).
-UNIT = (r"(?:\s?(?:steps/s|interactions/s|particle-steps/s|pairs/s)| ?×"
+# What reads as a measurement: a number before a rate, a time, a size, a speed-up or a percentage;
+# and in a table, a number in a column whose heading names a rate, a time, an error, a size, a
+# speed-up or a percentage (TABLE_HEAD). On a page not listed under `unmigrated` in the record,
+# each one needs a marker: `<!--n:MEASURE.NAME-->`, or `<!--n:given-->` for a number that is not a
+# measurement (a setting, a default, a threshold, a bound a test asserts, a size by design, a
+# definition, another code's published figure). Numbers in code (fenced blocks, `spans`) and
+# numbers without such a unit or column (counts, parameters, years, section numbers) are not checked.
+UNIT = (r"(?:\s?(?:steps/s|interactions/s|particle-steps/s|pairs/s)| ?×| ?%"
         r"|\s(?:s|ms|µs|MB|GB|GiB|KiB|MiB)\b)")
 MEASURED = re.compile(rf"(?<![\w.·/]){NUMBER}(<!--n:[A-Za-z0-9_.-]+-->)?(?={UNIT})")
+TABLE_HEAD = re.compile(r"steps/s|interactions/s|/s\b|\bms\b|µs|\(s\)|\bseconds\b|error|"
+                        r"\b(?:MB|GB|GiB)\b|%|×|speed-?up")
+# A number in such a column, not a label ("4,096: ...", "10⁵: ...") or part of a name.
+TABLE_NUMBER = re.compile(rf"(?<![\w.·/^−+-]){NUMBER}(?![\w.,:⁰¹²³⁴⁵⁶⁷⁸⁹⁻])"
+                          r"(<!--n:[A-Za-z0-9_.-]+-->)?")
 GIVEN = "given"
 
 
@@ -179,6 +188,40 @@ def prose(text):
         pos += len(line) + 1
 
 
+def table_cells(text):
+    """Yields (line number, heading, cell text) for each body cell of the Markdown tables outside
+    fenced blocks (code spans blanked out, so that a `|` or a number in code counts for nothing)."""
+    lines = text.split("\n")
+    inside = set(n for n, _, _ in prose(text))
+    head = None
+    for n, line in enumerate(lines, 1):
+        if n not in inside or not line.lstrip().startswith("|"):
+            head = None
+            continue
+        plain = re.sub(r"(`+).*?\1", lambda m: " " * len(m.group(0)), line)
+        cells = [c.strip() for c in plain.strip().strip("|").split("|")]
+        if head is None:
+            head = cells
+        elif not all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+            for h, c in zip(head, cells):
+                yield n, h, c
+
+
+def unmarked(text, rel):
+    """The numbers of a page that read as measurements and have no marker: (line, number)."""
+    found = []
+    for n, a, b in prose(text):
+        for m in MEASURED.finditer(text[a:b]):
+            if not m.group(1):
+                found.append((n, m.group(0)))
+    for n, head, cell in table_cells(text):
+        if TABLE_HEAD.search(head):
+            for m in TABLE_NUMBER.finditer(cell):
+                if not m.group(1) and (n, m.group(0)) not in found:
+                    found.append((n, m.group(0)))
+    return sorted(found)
+
+
 def quoted(files, unmigrated=()):
     """Every marker: {id: [(file, line, text)]}; and the problems: markers without a number, and
     measured-looking numbers without a marker on the pages not listed as unmigrated."""
@@ -187,14 +230,13 @@ def quoted(files, unmigrated=()):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         rel = os.path.relpath(path, ROOT)
+        if rel not in unmigrated:
+            for n, number in unmarked(text, rel):
+                bad.append(f"{rel}:{n}: '{number}' reads as a measured number but names "
+                           f"no record: add <!--n:MEASURE.NAME--> after it, or "
+                           f"<!--n:given--> if it is not a measurement (docs/numbers.md)")
         for n, a, b in prose(text):
             part = text[a:b]
-            if rel not in unmigrated:
-                for m in MEASURED.finditer(part):
-                    if not m.group(1):
-                        bad.append(f"{rel}:{n}: '{m.group(0)}' reads as a measured number but names "
-                                   f"no record: add <!--n:MEASURE.NAME--> after it, or "
-                                   f"<!--n:given--> if it is not a measurement (docs/numbers.md)")
             numbered = {m.start(2) - 6 for m in MARK.finditer(part)}
             for m in MARK.finditer(part):
                 if m.group(2) != GIVEN:

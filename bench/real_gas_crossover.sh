@@ -6,6 +6,7 @@
 #   bench/real_gas_crossover.sh PARDYN [STEPS] [N ...]
 #     PARDYN  the pardyn executable (on the GPU machine: ".gpu/run .gpu/build/bin/pardyn")
 #     STEPS   default 3000;  N  default 1000 2500 4096 8192 16384 32768
+#   BACKEND=cpu (or cuda) sets [simulation] backend (default: the example's, auto)
 set -euo pipefail
 pardyn=$1
 steps=${2:-3000}
@@ -29,7 +30,8 @@ for n in "${ns[@]}"; do
   for sch in all_pairs cell_list; do
     # shellcheck disable=SC2086
     r=$($pardyn run "$tmp/$sch.toml" --set particles.0.count="$n" --set "box.hi=[$L, $L]" \
-          --set simulation.steps="$steps" -o "$tmp/out" 2>&1 |
+          --set simulation.steps="$steps" ${BACKEND:+--set simulation.backend=$BACKEND} \
+          -o "$tmp/out" 2>&1 |
         sed -n 's/^done: [0-9]* steps, \([0-9.]*\) steps\/s.*/\1/p')
     row="$row $r"
   done

@@ -15,12 +15,14 @@ namespace pardyn {
 
 namespace {
 
+using element::kElementParallelMin;
+
 // One accumulator per thread (Acc: add(view, i), merge(other)), merged in thread order:
 // deterministic for a given thread count and accurate to a few ulp of the total.
 template <class Acc, class View>
 Acc sum_particles(const View& p) {
   std::vector<Acc> parts(omp_get_max_threads());
-#pragma omp parallel if (p.n > kParallelMin)
+#pragma omp parallel if (p.n > kElementParallelMin)
   {
     Acc& s = parts[omp_get_thread_num()];
 #pragma omp for schedule(static)
@@ -98,7 +100,7 @@ class CpuOps final : public element::ElementOps<CpuLoop, CpuState> {
         for (int i = 0; i < m; ++i) kk[i] = element::as_state<State>(*k[i], p.n).comp(comp);
         const Real* y0 = base.comp(comp);
         const Real* y1 = element::state_array(p, comp);
-#pragma omp parallel for schedule(static) reduction(max : worst) if (p.n > kParallelMin)
+#pragma omp parallel for schedule(static) reduction(max : worst) if (p.n > kElementParallelMin)
         for (std::size_t j = 0; j < p.n; ++j) {
           double err = 0;
           for (int i = 0; i < m; ++i) err = std::fma(e[i], double(kk[i][j]), err);

@@ -19,6 +19,14 @@
 
 namespace pardyn::element {
 
+// Below this many particles the CPU runs an element-wise loop (a kick, a drift, a scaling, a sum:
+// a few nanoseconds per particle) on one thread. pardyn's OpenMP threads wait passively
+// (cli/main.cpp: OMP_WAIT_POLICY=passive), so a parallel loop first wakes a sleeping thread, and
+// that costs more than the loop saves below some 30,000 particles (on the 2-core VM: bench/RESULTS.md,
+// "The 2D LJ liquid against LAMMPS at 0.70x"). Loops with more work per particle keep
+// pardyn::kParallelMin (for_each.hpp) or a bound of their own.
+inline constexpr std::size_t kElementParallelMin = 32768;
+
 // y += dy dt on the Dim arrays y, dy of the store: a kick (v += a dt) or a drift (x += v dt).
 template <class Real, int Dim>
 struct Advance {
@@ -169,7 +177,7 @@ class ElementOps : public BackendOps {
       }
       for (int i = 0; i < m; ++i) f.c[i] = Real(c[i]);
       f.m = m;
-      Loop::run(p.n, f);
+      Loop::run(p.n, f, kElementParallelMin);
     });
   }
   void kick(ParticleStore& s, double dt) override {
@@ -219,7 +227,7 @@ class ElementOps : public BackendOps {
   }
   template <class View, class F>
   static void run(const View& p, const F& f) {
-    Loop::run(p.n, f, kParallelMin);
+    Loop::run(p.n, f, kElementParallelMin);
   }
 };
 

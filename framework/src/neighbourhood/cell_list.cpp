@@ -227,7 +227,8 @@ class CpuCells {
     Rec* pos = pos_.data();
     const Rec* ref = ref_.data();
     Real worst = 0;
-#pragma omp parallel for schedule(static) reduction(max : worst) if (n > 4096)
+    // At every force evaluation: one thread up to where waking the team pays (element_ops.hpp).
+#pragma omp parallel for schedule(static) reduction(max : worst) if (n > 32768)
     for (std::int64_t k = 0; k < n; ++k) {
       const std::uint32_t i = order[k];
       Rec r;
