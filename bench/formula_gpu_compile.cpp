@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess)
         throw Error("cannot read the GPU's compute capability");
       arch = "sm_" + std::to_string(major * 10 + minor);
-      cudaFree(nullptr);  // the context, made before the timings (a run has it already)
+      // The context, made before the timings (a run has it already).
+      if (cudaFree(nullptr) != cudaSuccess) throw Error("cannot make a CUDA context on device 0");
     }
 
     Registry reg;
