@@ -26,8 +26,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "pardyn/cuda.hpp"
@@ -269,16 +267,15 @@ inline int choose_splits(int blocks, int resident, int max_splits) {
   return best;
 }
 
-// How many blocks of `kernel` (T threads) the whole GPU holds at once, found once per kernel.
+// How many blocks of `kernel` (T threads) the whole GPU holds at once, asked of the runtime at
+// each launch (it keeps the kernel's attributes: microseconds, against an all-pairs kernel's
+// milliseconds). Not cached here: a static in this header is one object for every plugin of the
+// process, and a cache keyed by kernel addresses outlived the plugins that held those kernels
+// (a crash in a test that loads plugins one after another, found on the GPU).
 inline int resident_blocks(const void* kernel, int T) {
-  static std::mutex m;
-  static std::map<std::pair<const void*, int>, int> known;
-  std::lock_guard<std::mutex> lock(m);
-  auto it = known.find({kernel, T});
-  if (it != known.end()) return it->second;
   int per_sm = 0;
   PARDYN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, 0));
-  return known[{kernel, T}] = std::max(1, per_sm) * multiprocessors();
+  return std::max(1, per_sm) * multiprocessors();
 }
 
 // The kernels' descriptors (launch_cuda.cuh). A group holds the shape's kernels, with and without
