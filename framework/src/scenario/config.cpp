@@ -591,7 +591,7 @@ const Schema& simulation_schema() {
                  "parallel runs with a tree term and balance = \"speed\": at step 5 and then every "
                  "this many steps "
                  "the ranks compare the time of their tree builds and walks and re-deal the "
-                 "Morton curve when the slowest is more than 10% above the mean (0: never); "
+                 "Morton curve when the slowest is more than a tenth above the mean (0: never); "
                  "domain decompositions log their ranks' imbalance at the same steps",
                  0, double(kMaxSteps))
         .real("gpu_memory_limit", 0.0, "GiB",
