@@ -185,7 +185,19 @@ Table::Grid put_on_grid(const table_file::Section& s, double rc, int n, bool shi
   g.rc2 = rc * rc;
   g.offset = int(data.size());
   g.last = n - 2;
-  // One record per interval, the force's numbers first (table.hpp).
+  // One record per interval, the force's numbers first (table.hpp). F1 and F2 are rounded to float
+  // (the GPU reads them in float from Table::Force16 in a double run, and both backends use the same
+  // numbers): a force error of at most 2^-24 (|F1| + |F2|), far below the interpolation's
+  // (docs/potentials.md#table).
+  const auto to_float = [&](double v) {
+    const double r = double(float(v));
+    if (!std::isfinite(r))
+      throw Error(head + ": the force changes by " + fmt(v) +
+                  " over one interval of the grid, beyond float's range; give a larger n or a "
+                  "table that starts at a larger r (" +
+                  context + ")");
+    return r;
+  };
   for (int k = 0; k + 1 < n; ++k) {
     const double e0 = e[std::size_t(k)], e1 = e[std::size_t(k) + 1];
     const double f0 = fr[std::size_t(k)], f1 = fr[std::size_t(k) + 1];
@@ -194,9 +206,9 @@ Table::Grid put_on_grid(const table_file::Section& s, double rc, int n, bool shi
       // c3 u^3, and F/r = -2/h dE/du = f0 + F1 u + F2 u^2.
       const double m0 = -0.5 * h * f0, m1 = -0.5 * h * f1;
       const double c2 = 3 * (e1 - e0) - 2 * m0 - m1, c3 = 2 * (e0 - e1) + m0 + m1;
-      data.insert(data.end(), {f0, -4 / h * c2, -6 / h * c3, e0});
+      data.insert(data.end(), {f0, to_float(-4 / h * c2), to_float(-6 / h * c3), e0});
     } else {
-      data.insert(data.end(), {f0, f1 - f0, e1 - e0, e0});
+      data.insert(data.end(), {f0, to_float(f1 - f0), e1 - e0, e0});
     }
   }
   return g;
@@ -281,6 +293,10 @@ class TablePotential final : public Potential {
         params_.grid[i * Table::kMaxTypes + j] = grids.at(per.w[i][j]);
     records_d_ = std::make_unique<Records<double>>(data);
     records_f_ = std::make_unique<Records<float>>(data);
+    force16_.reserve(data.size() / 4);
+    for (std::size_t k = 0; k + 3 < data.size(); k += 4)
+      force16_.push_back(Table::Force16{data[k], float(data[k + 1]),
+                                        params_.spline ? float(data[k + 2]) : 0.0f});
     params_.data_d = records_d_->host();
     params_.data_f = records_f_->host();
     cpu_ = std::make_unique<PairPotential<Table>>(params_);
@@ -292,7 +308,11 @@ class TablePotential final : public Potential {
     if (!supports(nb.kind)) throw Error(unsupported_reason(nb.kind));
     Table::Params dev = params_;
     if (s.precision() == Precision::Float) dev.data_f = records_f_->device(s.memory());
-    else dev.data_d = records_d_->device(s.memory());
+    else {
+      dev.data_d = records_d_->device(s.memory());
+      if (force16_dev_.memory() != &s.memory()) force16_dev_.upload(s.memory(), force16_);
+      dev.force_d = force16_dev_.data();
+    }
     cuda::pair_compute<Table>(dev, s, nb, req);
 #else
     throw Error("potential 'table' was built without CUDA support; use backend = \"cpu\"");
@@ -309,6 +329,8 @@ class TablePotential final : public Potential {
   Table::Params params_;
   std::unique_ptr<Records<double>> records_d_;
   std::unique_ptr<Records<float>> records_f_;
+  std::vector<Table::Force16> force16_;      // double on the GPU (Table::Force16)
+  BackendBuffer<Table::Force16> force16_dev_;
   std::unique_ptr<PairPotential<Table>> cpu_;
 };
 

@@ -15,7 +15,11 @@
 // Both are one formula (Evaluator::at), with F2 weighted by 1 or 0: no branch per pair.
 // A pair costs no square root and no division: the grid index, three loads from one 16- or 32-byte
 // record (aligned to 64 bytes: one cache line) and two fused multiply-adds for the force. On the
-// GPU the record is one read-only vector load; on the CPU the loads are gathers in the vectorised
+// GPU the force's numbers are one read-only 16-byte load: the float record, or in double a second,
+// compact copy of each interval (Force16: F0 in double, F1 and F2 in float, which the double
+// records hold rounded to float too, so that both backends compute with the same numbers; the GPU's
+// pair kernels are bound by their L1 loads, and a second 16-byte load per pair cost a fifth of the
+// step, bench/RESULTS.md); on the CPU the loads are gathers in the vectorised
 // pair loops (GCC emulates them: extract each lane's index, load, insert), and they are most of
 // what a pair costs beyond lennard_jones's arithmetic (docs/potentials.md#table, bench/RESULTS.md).
 // The data (per precision) are an array the evaluator points to: host memory on the CPU, the
@@ -43,6 +47,13 @@ struct Table {
     int offset = 0, last = 0;
   };
 
+  // In double on the GPU: an interval's force numbers in one 16-byte load (F1, F2 carry float
+  // precision in the double records as well; for linear records F2 is 0).
+  struct alignas(16) Force16 {
+    double f0;
+    float f1, f2;
+  };
+
   // Trivially copyable: the plugin makes a copy pointing at the device's data for a GPU run.
   struct Params {
     int spline = 0;                    // 1: cubic Hermite energy, force its derivative; 0: linear
@@ -50,6 +61,7 @@ struct Table {
     Grid grid[kMaxTypes * kMaxTypes];  // (type i, type j) at i * kMaxTypes + j
     const float* data_f = nullptr;     // the intervals' numbers in float
     const double* data_d = nullptr;    // and in double
+    const Force16* force_d = nullptr;  // double on the GPU: the intervals' Force16 (device memory)
   };
 
   template <typename Real>
@@ -72,10 +84,16 @@ struct Table {
     int uniform;
     G one;                 // grid[0], read from the evaluator itself on the uniform path
     const Real* one_data;  // and its records
+    const Force16* force;  // double on the GPU: Force16 per interval (the records' order)
+    const Force16* one_force;
     G grid[kMaxTypes * kMaxTypes];
 
     explicit Evaluator(const Params& p)
-        : q(p.spline ? 1 : 0), l(p.spline ? 0 : 1), eh(p.spline ? -0.5 : 0), uniform(p.uniform) {
+        : q(p.spline ? 1 : 0),
+          l(p.spline ? 0 : 1),
+          eh(p.spline ? -0.5 : 0),
+          uniform(p.uniform),
+          force(p.force_d) {
       if constexpr (sizeof(Real) == sizeof(float)) data = reinterpret_cast<const Real*>(p.data_f);
       else data = reinterpret_cast<const Real*>(p.data_d);
       double rc2 = 0;
@@ -88,18 +106,19 @@ struct Table {
       }
       one = grid[0];
       one_data = data + one.offset;
+      one_force = force ? force + one.offset / 4 : nullptr;
       rcut2 = Real(uniform ? p.grid[0].rc2 : rc2);
     }
 
     PARDYN_HD PARDYN_INLINE void pair(Real r2, Real /*mi*/, Real /*mj*/, int ti, int tj,
                                       Real& fdivr, Real& e) const {
       if (uniform) {  // the same grid for every lane of a vectorised loop; the traversal cuts
-        at(one, one_data, 0, r2, fdivr, e);
+        at(one, one_data, one_force, 0, r2, fdivr, e);
         return;
       }
       const G& g = grid[type_index(ti) * kMaxTypes + type_index(tj)];
       Real en, f;
-      at(g, data, unsigned(g.offset), r2, f, en);
+      at(g, data, force, unsigned(g.offset), r2, f, en);
       const bool inside = r2 < g.rc2;
       e = inside ? en : Real(0);
       fdivr = inside ? f : Real(0);
@@ -109,8 +128,8 @@ struct Table {
     // The interpolation on grid g (records from data + offset) at r^2. The index is clamped in
     // floating point (a NaN r^2 reads the first record) and no branch is taken: GCC vectorises a
     // pair loop only if every load in it is unconditional (it cannot predicate emulated gathers).
-    PARDYN_HD PARDYN_INLINE void at(const G& g, const Real* data, unsigned offset, Real r2, Real& f,
-                                    Real& en) const {
+    PARDYN_HD PARDYN_INLINE void at(const G& g, const Real* data, const Force16* force16,
+                                    unsigned offset, Real r2, Real& f, Real& en) const {
       const Real x = (r2 - g.s0) * g.inv_h;
       Real xc = x > Real(0) ? x : Real(0);
       xc = xc < g.top ? xc : g.top;
@@ -118,15 +137,22 @@ struct Table {
       const Real u = x - Real(i);
       const unsigned k = offset + 4u * unsigned(i);  // unsigned: no sign extension per lane
 #if defined(__CUDA_ARCH__)
-      // One 16-byte read-only load (two for double): the records are 16- or 32-byte aligned.
-      Real c[4];
+      // The force from one 16-byte read-only load: the float record, or the interval's Force16 in
+      // double. The energy's numbers (the record's last two) come with a second load, which a step
+      // without energies leaves out.
+      Real c[4], c2f;
       if constexpr (sizeof(Real) == sizeof(float)) {
         const float4 v = __ldg(reinterpret_cast<const float4*>(data + k));
         c[0] = v.x, c[1] = v.y, c[2] = v.z, c[3] = v.w;
+        c2f = c[2];
       } else {
-        const double2 a = __ldg(reinterpret_cast<const double2*>(data + k));
+        const double2 a = __ldg(reinterpret_cast<const double2*>(force16 + (offset / 4u + unsigned(i))));
+        const long long bits = __double_as_longlong(a.y);
+        c[0] = a.x;
+        c[1] = __int_as_float(int(bits & 0xffffffff));
+        c2f = __int_as_float(int(bits >> 32));
         const double2 b = __ldg(reinterpret_cast<const double2*>(data + k) + 1);
-        c[0] = a.x, c[1] = a.y, c[2] = b.x, c[3] = b.y;
+        c[2] = b.x, c[3] = b.y;
       }
 #else
       // Four bases and one index, so that GCC extracts each lane's index once for all the loads
@@ -134,8 +160,10 @@ struct Table {
       // drops the fourth load.
       const Real *d1 = data + 1, *d2 = data + 2, *d3 = data + 3;
       const Real c[4] = {data[k], d1[k], d2[k], d3[k]};
+      const Real c2f = c[2];
+      (void)force16;
 #endif
-      f = fma(fma(q * c[2], u, c[1]), u, c[0]);
+      f = fma(fma(q * c2f, u, c[1]), u, c[0]);
       const Real third = Real(1) / Real(3);
       const Real cubic = fma(fma(third * c[2], u, Real(0.5) * c[1]), u, c[0]);
       en = fma(fma(eh / g.inv_h, cubic, l * c[2]), u, c[3]);  // a division for energies only
