@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
     const std::string group = arg(a, "group", law_name == "lj" ? "cell_list" : "cell_far");
     const int dim = std::stoi(arg(a, "dim", law_name == "lj" ? "3" : "2"));
     if (law_name == "lj" && (group == "tree" || group == "cell_far"))
-      throw Error("--group " + group + " needs a law with a far field (--law soft_gas or gravity): "
+      throw Error("--group " + group +
+                  " needs a law with a far field (--law soft_gas or gravity): "
                   "lj has a cut-off only, and a run refuses it on that scheme too");
     const bool dbl = arg(a, "precision", "float") == "double";
     const int repeat = std::stoi(arg(a, "repeat", "3"));

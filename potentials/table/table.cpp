@@ -295,8 +295,8 @@ class TablePotential final : public Potential {
     records_f_ = std::make_unique<Records<float>>(data);
     force16_.reserve(data.size() / 4);
     for (std::size_t k = 0; k + 3 < data.size(); k += 4)
-      force16_.push_back(Table::Force16{data[k], float(data[k + 1]),
-                                        params_.spline ? float(data[k + 2]) : 0.0f});
+      force16_.push_back(
+          Table::Force16{data[k], float(data[k + 1]), params_.spline ? float(data[k + 2]) : 0.0f});
     params_.data_d = records_d_->host();
     params_.data_f = records_f_->host();
     cpu_ = std::make_unique<PairPotential<Table>>(params_);
@@ -329,7 +329,7 @@ class TablePotential final : public Potential {
   Table::Params params_;
   std::unique_ptr<Records<double>> records_d_;
   std::unique_ptr<Records<float>> records_f_;
-  std::vector<Table::Force16> force16_;      // double on the GPU (Table::Force16)
+  std::vector<Table::Force16> force16_;  // double on the GPU (Table::Force16)
   BackendBuffer<Table::Force16> force16_dev_;
   std::unique_ptr<PairPotential<Table>> cpu_;
 };

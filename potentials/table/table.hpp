@@ -146,7 +146,8 @@ struct Table {
         c[0] = v.x, c[1] = v.y, c[2] = v.z, c[3] = v.w;
         c2f = c[2];
       } else {
-        const double2 a = __ldg(reinterpret_cast<const double2*>(force16 + (offset / 4u + unsigned(i))));
+        const double2 a =
+            __ldg(reinterpret_cast<const double2*>(force16 + (offset / 4u + unsigned(i))));
         const long long bits = __double_as_longlong(a.y);
         c[0] = a.x;
         c[1] = __int_as_float(int(bits & 0xffffffff));
