@@ -480,8 +480,7 @@ TEST(CellList, HalfListForceLoopRunsOnOneThreadBelowItsPairBound) {
     const HostParticles hp = random_particles(3, c.n, 31, 1.0);
     const std::string lp = "rcut = 0.2";
     const HostParticles ref = all_pairs_reference("test_spring", lp, hp, Precision::Double, box);
-    Rig cl(Backend::Cpu, "test_spring", lp, "cell_list", "skin = 0.05", hp, Precision::Double,
-           box);
+    Rig cl(Backend::Cpu, "test_spring", lp, "cell_list", "skin = 0.05", hp, Precision::Double, box);
     const HostParticles got = cl.compute();
     std::size_t pairs = 0;
     for (std::size_t k = 0; k < cl.cells().n; ++k) pairs += cl.cells().nl_count[k];
