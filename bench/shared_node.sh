@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # CPU threads on a shared node (docs/performance.md, "Threads on a shared node"): a 3D Lennard-Jones
-# liquid of 2,048 atoms (fcc at rho = 0.8442, T = 1.44, rc = 2.5, cell list with skin 0.3, double,
+# liquid of 2,048 atoms (CELLS below; fcc at rho = 0.8442, T = 1.44, rc = 2.5, cell list with skin 0.3, double,
 # thermo every 100 steps) timed with each OpenMP setting, alone and against a competing load:
 #   none     no load started by this script (the machine's other users still run);
 #   busy     one busy loop per core (`while :; do :; done`, another user's compiler or job);
@@ -15,17 +15,28 @@
 # The settings run interleaved, ROUNDS times per load; each run prints its steps/s (the `done:`
 # line's stepping rate), and the medians close the output, with each median's share of the best.
 #
-# On a machine that others use too (the development VM: 2 cores, a dozen compilers at nice 10),
-# NICE=-20 (as root) runs the measured runs and the loads above everyone else's work, so that "idle"
-# means idle but for the load this script starts (the measurements in docs/performance.md did not).
+# Each measured run and each load runs in a session of its own (setsid), as separate users' jobs
+# do. Linux's scheduler shares the cores between sessions first (autogroups,
+# /proc/sys/kernel/sched_autogroup_enabled) and only then between the threads of a session, so the
+# two threads of a run share one session's part of the machine against a busy loop or a second run.
+# On a machine that others use too (the development VM: 2 cores, other users' compilers),
+# NICE=-20 (as root) gives the sessions of the measured runs and of the loads that nice value
+# (/proc/self/autogroup, which outranks the other users' sessions; a process's own nice value only
+# ranks it within its session), so that "none" means idle but for the load this script starts.
+# CELLS=n sets the size: n^3 fcc cells of 4 atoms (default 8: 2,048 atoms; 20: 32,000, in.lj's).
+# SETTINGS="default threads1" measures only those settings (default: all of them, below).
 #
-#   [ROUNDS=5] [STEPS=1000] [SPINS="100"] [LOADS="none busy pardyn"] [NICE=n] bench/shared_node.sh [BUILD_DIR]
+#   [ROUNDS=5] [STEPS=1000] [SPINS="100"] [LOADS="none busy pardyn"] [NICE=n] [CELLS=n] [SETTINGS=...]
+#     bench/shared_node.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
 pardyn="$(cd "$build" && pwd)/bin/pardyn"
 [[ -x $pardyn ]] || { echo "$pardyn not found: build first" >&2; exit 1; }
 rounds=${ROUNDS:-5}
 steps=${STEPS:-1000}
+cells=${CELLS:-8}
+side=$(awk -v c="$cells" 'BEGIN { printf "%.6f", c * (4 / 0.8442)^(1 / 3) }')  # 8 cells: 13.43677
+nice_=${NICE:-0}
 work=$(mktemp -d)
 load_pids=()
 # Each load runs in a process group of its own (setsid), ended as a whole: the rival pardyn run
@@ -36,6 +47,7 @@ stop_load() {
   load_pids=()
 }
 trap 'stop_load; rm -rf "$work"' EXIT
+trap 'exit 143' TERM INT HUP  # so that the loads end with the script (their sessions are their own)
 cat > "$work/lj.toml" <<TOML
 [simulation]
 dimension = 3
@@ -45,7 +57,7 @@ steps = $steps
 seed = 87287
 [box]
 lo = [0.0, 0.0, 0.0]
-hi = [13.43677, 13.43677, 13.43677]
+hi = [$side, $side, $side]
 boundary = "periodic"
 [[particles]]
 generator = "lattice"
@@ -65,8 +77,19 @@ type = "thermo"
 interval = 100
 TOML
 
-settings=(default threads1 spin300k active)
-for n in ${SPINS-100}; do settings+=("spin$n"); done
+if [[ -n ${SETTINGS:-} ]]; then
+  read -ra settings <<< "$SETTINGS"
+else
+  settings=(default threads1 spin300k active)
+  for n in ${SPINS-100}; do settings+=("spin$n"); done
+fi
+# "${session[@]}" CMD...: runs CMD in a session of its own whose autogroup (and CMD) has the nice
+# value $NICE (a user's job: the scheduler shares the cores between such sessions first). A prefix,
+# not a function: started with `&`, $! is then the session's leader, whose group stop_load ends (a
+# function would run in a subshell, and $! would be that).
+session=(setsid --wait bash -c
+  'echo "$1" > /proc/self/autogroup 2> /dev/null || true; shift; exec nice -n "$0" "$@"'
+  "$nice_" "$nice_")
 # env_of SETTING: the environment and arguments of a setting, as words for `env`.
 env_of() {
   case $1 in
@@ -83,26 +106,27 @@ run_once() {
   vars=$(env_of "$1")
   [[ $vars == PARDYN_ARGS=* ]] && { read -ra args <<< "${vars#PARDYN_ARGS=}"; vars=""; }
   # shellcheck disable=SC2086
-  env $vars nice -n "${NICE:-0}" "$pardyn" run "$work/lj.toml" -q -o "$2" "${args[@]}" > /dev/null 2>&1
+  "${session[@]}" env $vars "$pardyn" run "$work/lj.toml" -q -o "$2" "${args[@]}" > /dev/null 2>&1
   sed -n 's/^done: [0-9]* steps, \([0-9.]*\) steps\/s.*/\1/p' "$2/log.txt" | tail -1
 }
 start_load() {  # start_load LOAD SETTING
   case $1 in
     busy)
       for _ in $(seq "$(nproc)"); do
-        setsid nice -n "${NICE:-0}" bash -c 'while :; do :; done' &
+        "${session[@]}" bash -c 'while :; do :; done' &
         load_pids+=($!)
-      done ;;
+      done
+      sleep 1 ;;
     pardyn)
       local vars args=()
       vars=$(env_of "$2")
       [[ $vars == PARDYN_ARGS=* ]] && { read -ra args <<< "${vars#PARDYN_ARGS=}"; vars=""; }
       # shellcheck disable=SC2086
-      setsid bash -c 'while :; do "$@" > /dev/null 2>&1 || true; done' rival \
-        env $vars nice -n "${NICE:-0}" "$pardyn" run "$work/lj.toml" -q -o "$work/rival" \
+      "${session[@]}" bash -c 'while :; do "$@" > /dev/null 2>&1 || true; done' rival \
+        env $vars "$pardyn" run "$work/lj.toml" -q -o "$work/rival" \
         --set simulation.steps=100000 "${args[@]}" &
       load_pids+=($!)
-      sleep 0.5 ;;
+      sleep 1 ;;
   esac
 }
 

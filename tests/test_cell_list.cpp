@@ -4,6 +4,7 @@
 // within their documented error for long-range laws, and the builder's neighbour query. The CUDA
 // cases compare the GPU's cell list with the CPU's all-pairs and skip without a GPU.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -460,6 +461,34 @@ TEST(CellList, BuilderFindsExactlyThePairsWithinRange) {
       const std::size_t cell = h.cell_index(cc[0], cc[1], cc[2]);
       EXPECT_TRUE(k >= h.cell_start[cell] && k < h.cell_end[cell]) << what << " slot " << k;
     }
+  }
+}
+
+// A half list's force loop runs on one thread below 131,072 pairs (cell_list.cpp,
+// kHalfListParallelMin: a small system's step on one thread, which holds up on a shared node) and on
+// all threads above; the count follows the list's pairs at each build, and the forces match
+// all_pairs either way.
+TEST(CellList, HalfListForceLoopRunsOnOneThreadBelowItsPairBound) {
+  const Box box = make_box(3, 1.0, Boundary::Periodic);
+  struct Case {
+    std::size_t n;
+    bool parallel;
+  };
+  // Range 0.25 (0.2 + skin 0.05) in a box of volume 8: n^2/2 * 0.065/8 pairs, about 11,000 at
+  // n = 1,700 and 146,000 at n = 6,000.
+  for (const Case& c : {Case{1700, false}, Case{6000, true}}) {
+    const HostParticles hp = random_particles(3, c.n, 31, 1.0);
+    const std::string lp = "rcut = 0.2";
+    const HostParticles ref = all_pairs_reference("test_spring", lp, hp, Precision::Double, box);
+    Rig cl(Backend::Cpu, "test_spring", lp, "cell_list", "skin = 0.05", hp, Precision::Double, box);
+    const HostParticles got = cl.compute();
+    std::size_t pairs = 0;
+    for (std::size_t k = 0; k < cl.cells().n; ++k) pairs += cl.cells().nl_count[k];
+    ASSERT_TRUE(cl.cells().half);
+    EXPECT_EQ(pairs >= (std::size_t(1) << 17), c.parallel) << pairs << " pairs";
+    EXPECT_EQ(cl.cells().scratch_threads, c.parallel ? std::max(1, omp_get_max_threads()) : 1)
+        << pairs << " pairs";
+    EXPECT_LT(diff(got, ref).acc, 1e-12) << c.n;
   }
 }
 

@@ -9,7 +9,8 @@ steps, scored by the largest energy error against the force evaluations).
         rtol 1e-6 (deterministic, a few seconds):  `NAME dt_min X dt_max Y ratio R ...`
     PARDYN=... OUT=... bench/numbers/integrators.py sweep
         compare.py's whole sweep (2-3 minutes on 2 cores) and dopri5 at rtol 1e-8, 1e-9, 1e-10
-        (deterministic, minutes): each run's row, and what the docs derive from the rows
+        (deterministic, minutes): each run's row, what the docs derive from the rows, and the
+        conserved quantities' largest changes in the runs docs/integrators.md lists
     PARDYN=... OUT=... bench/numbers/integrators.py cost
         timings on this machine: compare.py --quick, and a step at N = 512 on one core with and
         without thermo recording it (three runs each)
@@ -89,8 +90,8 @@ def loglog(points, x):
 
 def sweep():
     out = os.path.join(OUT, "sweep")
-    subprocess.run([sys.executable, COMPARE, PARDYN, "--out", out, "--jobs", "2"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, COMPARE, PARDYN, "--out", out, "--jobs", "2", "--keep-runs"],
+                   check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "results.csv"), newline="") as f:
         res = list(csv.DictReader(f))
     for r in res:
@@ -129,6 +130,7 @@ def sweep():
     for r in by["dopri5"]:
         print(f"dopri5_rejected_share rtol {float(r['rtol']):g} "
               f"{6 * float(r['rejected_steps']) / float(r['force_evaluations']):.3f}")
+    conserved(os.path.join(out, "runs"))
     done = parallel({f"dopri5_{t:g}": dopri5(t) for t in (1e-8, 1e-9, 1e-10)})
     for name, (rows, _) in done.items():
         summary(name, rows)
@@ -136,6 +138,32 @@ def sweep():
         print(f"final_err {name} {abs(float(last['relative_drift'])):.4g}")
         print(f"dopri5_rejected_share rtol {name.split('_')[1]} "
               f"{6 * float(last['rejected_steps']) / float(last['force_evaluations']):.3f}")
+
+
+def conserved(runs):
+    """docs/integrators.md's list: over each run of the sweep at dt = 0.001 (0.002 for rk4 and
+    yoshida4; rtol 1e-6 for dopri5), the largest |L - L0| / |L0| of the angular momentum, |P| of the
+    momentum and com_drift over the thermo rows (every step):
+    `conserved NAME L_rel X p_max Y com_max Z`, then `conserved_max p Y com Z` over them all."""
+    picks = {"euler": "dt0.001", "symplectic_euler": "dt0.001", "leapfrog": "dt0.001",
+             "yoshida4": "dt0.002", "rk4": "dt0.002", "ab5": "dt0.001", "dopri5": "rtol1e-06"}
+    p_all = com_all = 0.0
+    for name, run_name in picks.items():
+        with open(os.path.join(runs, f"{name}-{run_name}", "thermo.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+
+        def vec(r, keys):
+            return [float(r[k]) for k in keys if k in r]
+
+        L0 = vec(rows[0], ("lx", "ly", "lz"))
+        n0 = math.sqrt(sum(x * x for x in L0))
+        l_rel = max(math.sqrt(sum((a - b) ** 2 for a, b in zip(vec(r, ("lx", "ly", "lz")), L0)))
+                    for r in rows) / n0
+        p_max = max(math.sqrt(sum(x * x for x in vec(r, ("px", "py", "pz")))) for r in rows)
+        com_max = max(abs(float(r["com_drift"])) for r in rows)
+        p_all, com_all = max(p_all, p_max), max(com_all, com_max)
+        print(f"conserved {name} L_rel {l_rel:.4g} p_max {p_max:.4g} com_max {com_max:.4g}")
+    print(f"conserved_max p {p_all:.4g} com {com_all:.4g}")
 
 
 def cost():

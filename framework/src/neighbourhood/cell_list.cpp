@@ -198,6 +198,17 @@ inline int slice_of(Real within, int sub) {
   return s >= Real(0) ? (s < Real(sub) ? int(s) : sub - 1) : 0;
 }
 
+// Below this many pairs in a half Verlet list, its force loop runs on one thread (the traversal's
+// team is cl.scratch_threads). With pardyn's passive OpenMP wait (cli/main.cpp), the loop's parallel
+// region, its barrier and its end wake a sleeping thread at every step. On the 2-core VM two threads
+// ran a 3D LJ liquid's force loop (cut-off + skin 2.8: 39 pairs per atom) no faster than one up to
+// about 3,000 atoms when the machine was idle, and 25-30 % slower against a busy loop per core, where
+// every wake-up waits for the scheduler; from 4,000 atoms (155,000 pairs) on, two threads were
+// faster when idle (bench/RESULTS.md, issue 28 item 3; docs/performance.md, "Threads on a shared
+// node"). The count is fixed at each build from the list itself: the order of the sums (and so a
+// resumed run, which rebuilds the same list) does not depend on the machine's load.
+inline constexpr std::size_t kHalfListParallelMin = std::size_t(1) << 17;  // 131,072
+
 template <class Real, int Dim>
 class CpuCells {
  public:
@@ -399,7 +410,11 @@ class CpuCells {
         count_[std::size_t(k)] = m;
         worst = std::max(worst, m);
       }
-      if (worst <= cap) break;
+      if (worst <= cap) {
+        pairs_ = 0;
+        for (std::int64_t k = 0; k < n; ++k) pairs_ += count_[std::size_t(k)];
+        break;
+      }
       capacity_ = std::size_t(worst) + std::size_t(worst) / 8 + 4;  // denser than ever: grow
     }
   }
@@ -465,7 +480,7 @@ class CpuCells {
 
   void publish(CellList& cl, const CellPlan& plan) {
     if (plan.verlet && plan.half) {
-      threads_ = std::max(1, omp_get_max_threads());
+      threads_ = pairs_ < kHalfListParallelMin ? 1 : std::max(1, omp_get_max_threads());
       scratch_.resize(std::size_t(threads_) * 8 * order_.size());
     }
     publish_cells(cl, plan, order_.size(), capacity_, builds_, order_, start_, end_, pos_, type_,
@@ -488,6 +503,7 @@ class CpuCells {
   std::vector<double> sums_;
   std::vector<Real> scratch_;
   int threads_ = 1;
+  std::size_t pairs_ = 0;  // the half list's pairs (its entries), counted at each build
   bool one_type_ = false;
   std::size_t capacity_ = 0;
   std::uint64_t builds_ = 0;
