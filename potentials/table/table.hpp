@@ -66,11 +66,12 @@ struct Table {
 
   template <typename Real>
   struct Evaluator {
-    // A grid in the run's precision: s0, 1/h, top (the last interval's index as the largest Real
-    // not above it), the cut-off^2 and the records' offset. (Small: the evaluator is a kernel
-    // argument, at most 4 KB with the traversal's others before CUDA 12.1.)
+    // A grid in the run's precision: x0 = -s0/h and 1/h (the grid coordinate (r^2 - s0)/h is
+    // then one fused multiply-add), top (the last interval's index as the largest Real not above
+    // it), the cut-off^2 and the records' offset. (Small: the evaluator is a kernel argument, at
+    // most 4 KB with the traversal's others before CUDA 12.1.)
     struct G {
-      Real s0, inv_h, top, rc2;
+      Real x0, inv_h, top, rc2;
       int offset;
     };
 
@@ -81,6 +82,7 @@ struct Table {
     const Real* data;
     Real q, l;  // the weights of the record's third number: spline 1, 0; linear 0, 1 (at())
     Real eh;    // spline -1/2, linear 0: the energy's cubic is -h/2 times the force's (at())
+    Real lo;    // 0: the grid coordinate's lower clamp (at())
     int uniform;
     G one;                 // grid[0], read from the evaluator itself on the uniform path
     const Real* one_data;  // and its records
@@ -92,6 +94,7 @@ struct Table {
         : q(p.spline ? 1 : 0),
           l(p.spline ? 0 : 1),
           eh(p.spline ? -0.5 : 0),
+          lo(0),
           uniform(p.uniform),
           force(p.force_d) {
       if constexpr (sizeof(Real) == sizeof(float)) data = reinterpret_cast<const Real*>(p.data_f);
@@ -101,7 +104,7 @@ struct Table {
         const Grid& g = p.grid[k];
         Real top = Real(g.last);
         while (double(top) > g.last) top = std::nextafter(top, Real(0));  // float, n > 2^24
-        grid[k] = G{Real(g.s0), Real(g.inv_h), top, Real(g.rc2), g.offset};
+        grid[k] = G{Real(-g.s0 * g.inv_h), Real(g.inv_h), top, Real(g.rc2), g.offset};
         rc2 = rc2 < g.rc2 ? g.rc2 : rc2;
       }
       one = grid[0];
@@ -128,10 +131,12 @@ struct Table {
     // The interpolation on grid g (records from data + offset) at r^2. The index is clamped in
     // floating point (a NaN r^2 reads the first record) and no branch is taken: GCC vectorises a
     // pair loop only if every load in it is unconditional (it cannot predicate emulated gathers).
+    // The lower clamp is against the member lo, not the literal 0: GCC makes x > lo ? x : lo one
+    // vmaxps, but x > 0 ? x : 0 a comparison and a mask.
     PARDYN_HD PARDYN_INLINE void at(const G& g, const Real* data, const Force16* force16,
                                     unsigned offset, Real r2, Real& f, Real& en) const {
-      const Real x = (r2 - g.s0) * g.inv_h;
-      Real xc = x > Real(0) ? x : Real(0);
+      const Real x = fma(r2, g.inv_h, g.x0);
+      Real xc = x > lo ? x : lo;
       xc = xc < g.top ? xc : g.top;
       const int i = int(xc);
       const Real u = x - Real(i);
