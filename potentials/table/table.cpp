@@ -237,7 +237,10 @@ template <class T>
 class Records {
  public:
   Records(const std::vector<double>& v, bool spline)
-      : n_(v.size()), rows_(v.size() / 4), stride_((rows_ + 15) / 16 * 16), records_(n_),
+      : n_(v.size()),
+        rows_(v.size() / 4),
+        stride_((rows_ + 15) / 16 * 16),
+        records_(n_),
         columns_(5 * stride_) {
     std::copy(v.begin(), v.end(), records_.data());
     T* c = columns_.data();
