@@ -214,28 +214,53 @@ Table::Grid put_on_grid(const table_file::Section& s, double rc, int n, bool shi
   return g;
 }
 
-// The records in one precision on the host, the first at a 64-byte boundary, so that no record (16
-// or 32 bytes) straddles two cache lines, and their copy in a device's memory (made once: cudaMalloc
-// aligns to 256 bytes).
+// n numbers of type T on the host, the first at a 64-byte boundary.
+template <class T>
+class Aligned {
+ public:
+  explicit Aligned(std::size_t n) : store_(n + 64 / sizeof(T), T(0)) {
+    // std::vector's memory is aligned to at least its element's size: the step is whole numbers.
+    begin_ = (64 - reinterpret_cast<std::uintptr_t>(store_.data()) % 64) % 64 / sizeof(T);
+  }
+  T* data() { return store_.data() + begin_; }
+
+ private:
+  std::vector<T> store_;
+  std::size_t begin_ = 0;
+};
+
+// The intervals' numbers in one precision as each backend reads them (table.hpp), from the records
+// put_on_grid writes: for the CPU five columns (F0, F1, F2, E0, E1; a column's length a multiple of
+// 64 bytes), for the GPU the records themselves (no record, 16 or 32 bytes, straddles two cache
+// lines), copied to a device's memory once (cudaMalloc aligns to 256 bytes).
 template <class T>
 class Records {
  public:
-  explicit Records(const std::vector<double>& v) : n_(v.size()) {
-    const std::size_t slack = 64 / sizeof(T);
-    store_.assign(n_ + slack, T(0));
-    // std::vector's memory is aligned to at least its element's size: the step is whole numbers.
-    begin_ = (64 - reinterpret_cast<std::uintptr_t>(store_.data()) % 64) % 64 / sizeof(T);
-    std::copy(v.begin(), v.end(), store_.begin() + std::ptrdiff_t(begin_));
+  Records(const std::vector<double>& v, bool spline)
+      : n_(v.size()),
+        rows_(v.size() / 4),
+        stride_((rows_ + 15) / 16 * 16),
+        records_(n_),
+        columns_(5 * stride_) {
+    std::copy(v.begin(), v.end(), records_.data());
+    T* c = columns_.data();
+    for (std::size_t i = 0; i < rows_; ++i) {
+      const double* r = &v[4 * i];
+      const double f2 = spline ? r[2] : 0, e1 = spline ? 0 : r[2];
+      const double col[5] = {r[0], r[1], f2, r[3], e1};
+      for (std::size_t k = 0; k < 5; ++k) c[k * stride_ + i] = T(col[k]);
+    }
   }
-  const T* host() const { return store_.data() + begin_; }
+  const T* host() { return columns_.data(); }
+  unsigned stride() const { return unsigned(stride_); }
   const T* device(MemoryResource& m) {
-    if (dev_.memory() != &m) m.copy_from_host(dev_.get(m, n_), host(), n_ * sizeof(T));
+    if (dev_.memory() != &m) m.copy_from_host(dev_.get(m, n_), records_.data(), n_ * sizeof(T));
     return dev_.data();
   }
 
  private:
-  std::size_t n_, begin_ = 0;
-  std::vector<T> store_;
+  std::size_t n_, rows_, stride_;
+  Aligned<T> records_, columns_;
   BackendBuffer<T> dev_;
 };
 
@@ -291,14 +316,15 @@ class TablePotential final : public Potential {
     for (int i = 0; i < Table::kMaxTypes; ++i)
       for (int j = 0; j < Table::kMaxTypes; ++j)
         params_.grid[i * Table::kMaxTypes + j] = grids.at(per.w[i][j]);
-    records_d_ = std::make_unique<Records<double>>(data);
-    records_f_ = std::make_unique<Records<float>>(data);
+    records_d_ = std::make_unique<Records<double>>(data, params_.spline);
+    records_f_ = std::make_unique<Records<float>>(data, params_.spline);
     force16_.reserve(data.size() / 4);
     for (std::size_t k = 0; k + 3 < data.size(); k += 4)
       force16_.push_back(
           Table::Force16{data[k], float(data[k + 1]), params_.spline ? float(data[k + 2]) : 0.0f});
     params_.data_d = records_d_->host();
     params_.data_f = records_f_->host();
+    params_.stride = records_d_->stride();
     cpu_ = std::make_unique<PairPotential<Table>>(params_);
   }
 
@@ -307,6 +333,7 @@ class TablePotential final : public Potential {
 #if defined(PARDYN_PLUGIN_HAS_CUDA)
     if (!supports(nb.kind)) throw Error(unsupported_reason(nb.kind));
     Table::Params dev = params_;
+    dev.stride = 0;  // records
     if (s.precision() == Precision::Float) dev.data_f = records_f_->device(s.memory());
     else {
       dev.data_d = records_d_->device(s.memory());
