@@ -492,6 +492,70 @@ TEST(CellList, HalfListForceLoopRunsOnOneThreadBelowItsPairBound) {
   }
 }
 
+// A half list's force loop sums fixed ranges of rows into buffers of their own, so the forces are
+// the same bits whatever number of threads runs them (HalfListTeam picks that number from the loop's
+// times on a busy node): teams of 1, 2 and 3 threads over 3 ranges.
+TEST(CellList, HalfListForcesDoNotDependOnTheTeam) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(3);  // 3 ranges on any machine (threads may outnumber cores)
+  const Box box = make_box(3, 1.0, Boundary::Periodic);
+  const HostParticles hp = random_particles(3, 6000, 31, 1.0);
+  Rig cl(Backend::Cpu, "test_spring", "rcut = 0.2", "cell_list", "skin = 0.05", hp,
+         Precision::Double, box);
+  cl.compute();
+  ASSERT_TRUE(cl.cells().half);
+  ASSERT_EQ(cl.cells().scratch_threads, 3);
+  ASSERT_NE(cl.cells().team, nullptr);
+  for (bool energy : {true, false}) {  // the two kinds of call
+    std::vector<HostParticles> got;
+    for (int team : {3, 1, 2}) {
+      cl.cells().team->fixed = team;
+      got.push_back(cl.compute(energy));
+    }
+    for (int k : {1, 2})
+      for (std::size_t i = 0; i < hp.size(); ++i) {
+        for (int d = 0; d < 3; ++d)
+          ASSERT_EQ(got[k].a[d][i], got[0].a[d][i])
+              << "team " << k << " axis " << d << " particle " << i << " energy " << energy;
+        if (energy) ASSERT_EQ(got[k].epot[i], got[0].epot[i]) << "team " << k << " particle " << i;
+      }
+  }
+  cl.cells().team->fixed = 0;
+  omp_set_num_threads(before);
+}
+
+// HalfListTeam keeps the team whose calls are faster: from all threads down to fewer when their
+// calls take longer (a busy node), and back up when the cores are free again.
+TEST(CellList, HalfListTeamFollowsTheLoopsTimes) {
+  HalfListTeam t;
+  t.reset(4);
+  EXPECT_EQ(t.next(true), 4);
+  // Calls take `cost(team)` seconds; run n timed calls and return the team of the last one.
+  auto run = [&t](int n, auto cost) {
+    int team = 0;
+    for (int i = 0; i < n; ++i) {
+      team = t.next(true);
+      t.done(cost(team));
+    }
+    return t.team;
+  };
+  // Busy cores: one thread is fastest.
+  auto busy = [](int team) { return 1.0 + 0.5 * (team - 1); };
+  EXPECT_EQ(run(200, busy), 1);
+  // Free cores: all four.
+  auto idle = [](int team) { return 1.0 / team; };
+  EXPECT_EQ(run(20000, idle), 4);
+  // Untimed calls (energies) take the current team and change nothing.
+  const int held = t.team;
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(t.next(false), held);
+  // A team within 5 % of the current one's time is not taken.
+  t.reset(2);
+  EXPECT_EQ(run(1000, [](int team) { return team == 1 ? 0.97 : 1.0; }), 2);
+  // A fixed team wins.
+  t.fixed = 1;
+  EXPECT_EQ(t.next(true), 1);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Far zones (long-range laws): error against all_pairs, bounds as documented in docs/cell-list.md.
 

@@ -65,6 +65,74 @@ PARDYN_HD PARDYN_INLINE Real record_mass(const CellParticle<Real>& r) {
   return r.c[Dim];
 }
 
+// The team of threads that runs a half Verlet list's force loop on the CPU
+// (traversal/cell_list_cpu.hpp). The loop's rows are cut into `ranges` fixed parts
+// (CellList::scratch_threads), each summed into its own buffer, and the buffers are added in a fixed
+// order, so the forces do not depend on how many threads share the parts. This picks that number from
+// the loop's own times: every `period` timed calls it tries the next smaller (or larger) team for
+// kTrial calls and keeps it if its fastest call beat the current team's fastest of its last kTrial
+// calls by 5 % (a trial call 25 % slower than that ends the trial at once); `period` doubles (up to
+// kMaxPeriod) after each trial that does not change the team. On a node whose cores
+// other jobs keep busy, where every wake-up of a second thread waits for the scheduler, the loop so
+// falls back to fewer threads, and goes back when the cores are free (docs/performance.md, "Threads
+// on a shared node").
+struct HalfListTeam {
+  static constexpr int kTrial = 3;
+  static constexpr int kFirstPeriod = 5;
+  static constexpr int kMaxPeriod = 1600;
+  int ranges = 1;  // the list's parts (CellList::scratch_threads)
+  int team = 1;    // threads that run them now
+  int fixed = 0;   // > 0: always this team (tests, benchmarks)
+  int period = kFirstPeriod;
+  int calls = 0;                      // timed calls of `team` since the last trial
+  int trial = 0;                      // the team on trial (0: none)
+  int trial_calls = 0;                // its calls so far
+  int down = 1;                       // the next trial's direction: 1 smaller, 0 larger
+  double recent[kTrial] = {0, 0, 0};  // the current team's last timed calls (seconds)
+  double trial_best = 0;
+
+  // A new list with `parts` ranges: everything starts again (all threads first).
+  void reset(int parts) {
+    const int keep = fixed;
+    *this = HalfListTeam{};
+    fixed = keep;
+    ranges = team = parts < 1 ? 1 : parts;
+  }
+  // The team for the next call (timed: a call whose time may steer the choice).
+  int next(bool timed) {
+    if (fixed > 0) return fixed < ranges ? fixed : ranges;
+    if (!timed || ranges < 2) return team;
+    if (trial == 0 && calls >= period && calls >= kTrial) {
+      const int smaller = team > 1 ? team / 2 : 0,
+                larger = team < ranges ? (team * 2 < ranges ? team * 2 : ranges) : 0;
+      trial = (down && smaller) || !larger ? smaller : larger;
+      down = !down;
+      trial_calls = 0;
+      trial_best = 0;
+    }
+    return trial ? trial : team;
+  }
+  // The time of the call that next(true) chose the team for.
+  void done(double seconds) {
+    if (fixed > 0 || ranges < 2) return;
+    if (trial) {
+      double best = recent[0];
+      for (double r : recent) best = r < best ? r : best;
+      trial_best = trial_calls == 0 || seconds < trial_best ? seconds : trial_best;
+      ++trial_calls;
+      const bool lost = seconds > 1.25 * best;  // clearly slower: no need to see more calls
+      if (!lost && trial_calls < kTrial) return;
+      if (!lost && trial_best < 0.95 * best) team = trial;
+      else period = period * 2 < kMaxPeriod ? period * 2 : kMaxPeriod;
+      trial = 0;
+      calls = 0;
+      return;
+    }
+    recent[calls % kTrial] = seconds;
+    ++calls;
+  }
+};
+
 struct CellList {
   // --- the grid ---
   int dim = 3;
@@ -97,10 +165,12 @@ struct CellList {
   const std::uint32_t* nl = nullptr;        // neighbour m of slot k: nl[k * nl_row + m * nl_col]
   std::size_t nl_row = 0, nl_col = 0;       // host: row-major (nl_col = 1); device: transposed
   std::size_t nl_capacity = 0;              // neighbours per slot the list has room for
-  // Half lists: per-thread sums for the traversal, [threads][n][8] values of the store's precision
-  // (owned by the builder, host memory).
+  // Half lists: the sums of the traversal's ranges of rows, [scratch_threads][n][8] values of the
+  // store's precision (owned by the builder, host memory); one range per thread of a full team.
   void* scratch = nullptr;
   int scratch_threads = 0;
+  // Half lists: how many threads run those per-thread ranges now (owned by the builder; host only).
+  HalfListTeam* team = nullptr;
 
   // --- far zones: a pyramid of cells (level 0: the grid; each level above halves the cells per
   // axis, a cell of level l + 1 holding up to 2^dim cells of level l) ---

@@ -292,7 +292,7 @@ class CpuCells {
     key_.resize(n);
     const CellList& g = cl;
     const int sub = sub_;
-#pragma omp parallel for schedule(static) if (n > 4096)
+#pragma omp parallel for schedule(static) if (n > 4096) num_threads(build_team())
     for (std::size_t i = 0; i < n; ++i) {
       int c[3] = {0, 0, 0};
       const Real f0 = g.grid_position(p.x[0][i], 0);
@@ -362,7 +362,8 @@ class CpuCells {
       const std::size_t cap = capacity_;
       nl_.resize(std::size_t(n) * cap);
       std::uint32_t worst = 0;
-#pragma omp parallel for schedule(static) reduction(max : worst) if (n > 2048)
+      const int nt = build_team();
+#pragma omp parallel for schedule(static) reduction(max : worst) if (n > 2048) num_threads(nt)
       for (std::int64_t k = 0; k < n; ++k) {
         Real xi[3] = {0, 0, 0};
         for (int d = 0; d < Dim; ++d) xi[d] = xs[d][k];
@@ -482,15 +483,24 @@ class CpuCells {
     if (plan.verlet && plan.half) {
       threads_ = pairs_ < kHalfListParallelMin ? 1 : std::max(1, omp_get_max_threads());
       scratch_.resize(std::size_t(threads_) * 8 * order_.size());
+      if (team_.ranges != threads_) team_.reset(threads_);
     }
     publish_cells(cl, plan, order_.size(), capacity_, builds_, order_, start_, end_, pos_, type_,
                   count_, nl_, mom_, quad_);
     cl.scratch = plan.verlet && plan.half ? scratch_.data() : nullptr;
     cl.scratch_threads = plan.verlet && plan.half ? threads_ : 0;
+    cl.team = plan.verlet && plan.half ? &team_ : nullptr;
     cl.one_type = one_type_;
     cl.half = plan.verlet && plan.half;
     cl.nl_row = capacity_;  // row-major: neighbour m of slot k at nl[k * capacity + m]
     cl.nl_col = 1;
+  }
+
+  // The threads of the list build's loops (whose results do not depend on their number): the team
+  // that the half list's force loop found fastest (HalfListTeam), all threads before it has one.
+  int build_team() const {
+    if (team_.ranges < 2) return std::max(1, omp_get_max_threads());
+    return team_.fixed > 0 ? std::min(team_.fixed, team_.ranges) : team_.team;
   }
 
   std::vector<std::uint32_t> key_, key_sorted_, order_, start_, end_, fstart_, fend_, count_, nl_;
@@ -503,6 +513,7 @@ class CpuCells {
   std::vector<double> sums_;
   std::vector<Real> scratch_;
   int threads_ = 1;
+  HalfListTeam team_;
   std::size_t pairs_ = 0;  // the half list's pairs (its entries), counted at each build
   bool one_type_ = false;
   std::size_t capacity_ = 0;

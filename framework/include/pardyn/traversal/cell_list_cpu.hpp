@@ -93,9 +93,10 @@ void verlet_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p, cons
   }
 }
 
-// Half list: each pair once, with Newton's third law. Every thread sums forces (not accelerations)
-// for the row's owner and, through a scatter, for its partners into its own slice of cl.scratch;
-// a second pass adds the slices and writes each particle once. The pair's force on j is minus its
+// Half list: each pair once, with Newton's third law. The rows are cut into cl.scratch_threads
+// fixed ranges; a range's forces (not accelerations), for the row's owner and, through a scatter,
+// for its partners, go into its own slice of cl.scratch, whichever thread of the team
+// (cl.team) runs it; a second pass adds the slices in their order and writes each particle once. The pair's force on j is minus its
 // force on i, as for every pair potential.
 //
 // A row goes in chunks: the chunk's neighbours are copied whole (one 16- or 32-byte record each)
@@ -122,108 +123,118 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
   const CellParticle<Real>* __restrict pos = cl.positions<Real>();
   const std::int32_t* __restrict type = cl.type;
   const bool one_type = cl.one_type;
-  const int threads = cl.scratch_threads;
+  // The rows are cut into `parts` fixed ranges, range r summed into buffer r, whichever thread runs
+  // it, and the buffers added in their order: the forces do not depend on the team's size, which
+  // HalfListTeam (cell_list.hpp) picks from the loop's times (energy calls, slower, are not timed).
+  const int parts = cl.scratch_threads;
+  HalfListTeam* const tuner = cl.team;
+  const int threads = tuner ? tuner->next(!Energy) : parts;
+  const double t0 = tuner && !Energy ? omp_get_wtime() : 0.0;
 #pragma omp parallel num_threads(threads)
   {
     const Eval ev = ev_shared;  // per thread, as in verlet_forces
-    Real* __restrict F = scratch + std::size_t(omp_get_thread_num()) * stride;
-    std::fill(F, F + stride, Real(0));  // only this thread writes here
     alignas(64) Real b0[kChunk], b1[kChunk], b2[kChunk], be[kChunk], bw[kChunk];
     alignas(64) CellParticle<Real> nb[kChunk];
     alignas(64) std::int32_t nt[kChunk];
     // One type: every partner's type is that type, once for all rows.
     if (one_type && n > 0)
       for (int m = 0; m < kChunk; ++m) nt[m] = type[0];
-#pragma omp for schedule(static)
-    for (std::int64_t k = 0; k < n; ++k) {
-      const CellParticle<Real> xi = pos[k];
-      const Real mi = record_mass<Dim>(xi);
-      const int ti = type[k];
-      const std::uint32_t* __restrict row = cl.nl + std::size_t(k) * cl.nl_row;
-      const int cnt = int(cl.nl_count[k]);
-      Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
-      // Padding lanes: the target one unit away along x (a finite pair, masked out below).
-      CellParticle<Real> pad = xi;
-      pad.c[0] += Real(1);
-      for (int mb = 0; mb < cnt; mb += kChunk) {
-        const int len = cnt - mb < kChunk ? cnt - mb : kChunk;
-        const int lenv = (len + kLanes - 1) & ~(kLanes - 1);
-        const std::uint32_t* __restrict js = row + mb;
-        if (one_type) {
+    const int team = omp_get_num_threads();
+    for (int r = omp_get_thread_num(); r < parts; r += team) {
+      Real* __restrict F = scratch + std::size_t(r) * stride;
+      std::fill(F, F + stride, Real(0));  // only the thread of range r writes here
+      const std::int64_t k_end = n * (r + 1) / parts;
+      for (std::int64_t k = n * r / parts; k < k_end; ++k) {
+        const CellParticle<Real> xi = pos[k];
+        const Real mi = record_mass<Dim>(xi);
+        const int ti = type[k];
+        const std::uint32_t* __restrict row = cl.nl + std::size_t(k) * cl.nl_row;
+        const int cnt = int(cl.nl_count[k]);
+        Real s0 = 0, s1 = 0, s2 = 0, se = 0, sw = 0;
+        // Padding lanes: the target one unit away along x (a finite pair, masked out below).
+        CellParticle<Real> pad = xi;
+        pad.c[0] += Real(1);
+        for (int mb = 0; mb < cnt; mb += kChunk) {
+          const int len = cnt - mb < kChunk ? cnt - mb : kChunk;
+          const int lenv = (len + kLanes - 1) & ~(kLanes - 1);
+          const std::uint32_t* __restrict js = row + mb;
+          if (one_type) {
 #pragma GCC unroll 4
-          for (int m = 0; m < len; ++m) nb[m] = pos[js[m]];
-        } else {
-          for (int m = 0; m < len; ++m) {
-            nb[m] = pos[js[m]];
-            nt[m] = type[js[m]];
+            for (int m = 0; m < len; ++m) nb[m] = pos[js[m]];
+          } else {
+            for (int m = 0; m < len; ++m) {
+              nb[m] = pos[js[m]];
+              nt[m] = type[js[m]];
+            }
+            for (int m = len; m < lenv; ++m) nt[m] = ti;
           }
-          for (int m = len; m < lenv; ++m) nt[m] = ti;
-        }
-        for (int m = len; m < lenv; ++m) nb[m] = pad;
+          for (int m = len; m < lenv; ++m) nb[m] = pad;
 #pragma omp simd reduction(+ : s0, s1, s2, se, sw)
-        for (int m = 0; m < lenv; ++m) {
-          Real d0, d1, d2, r2, fdivr, e;
-          const bool keep =
-              slot_pair<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e) &&
-              m < len;
-          const Real f = keep ? (kPerUnitMass ? fdivr * mi : fdivr) : Real(0);  // force / r
-          b0[m] = f * d0;
-          b1[m] = f * d1;
-          b2[m] = Dim == 3 ? f * d2 : Real(0);
-          s0 += b0[m];
-          s1 += b1[m];
-          s2 += b2[m];
-          if constexpr (Energy) {
-            be[m] = keep ? (kPerUnitMass ? e * mi : e) : Real(0);
-            bw[m] = f * true_r2(ev, r2);
-            se += be[m];
-            sw += bw[m];
-          }
-        }
-        // Four pairs at a time: their (x, y, z) rows transposed into one force vector per pair.
-        for (int m = 0; m < len; m += 4) {
-          Quad x, y, z, col[4];
-          std::memcpy(&x, b0 + m, sizeof x);
-          std::memcpy(&y, b1 + m, sizeof y);
-          std::memcpy(&z, b2 + m, sizeof z);
-          const Quad zero = {};
-          const Quad xy01 = __builtin_shufflevector(x, y, 0, 4, 1, 5);
-          const Quad xy23 = __builtin_shufflevector(x, y, 2, 6, 3, 7);
-          const Quad z01 = __builtin_shufflevector(z, zero, 0, 4, 1, 5);
-          const Quad z23 = __builtin_shufflevector(z, zero, 2, 6, 3, 7);
-          col[0] = __builtin_shufflevector(xy01, z01, 0, 1, 4, 5);
-          col[1] = __builtin_shufflevector(xy01, z01, 2, 3, 6, 7);
-          col[2] = __builtin_shufflevector(xy23, z23, 0, 1, 4, 5);
-          col[3] = __builtin_shufflevector(xy23, z23, 2, 3, 6, 7);
-          const int q = len - m < 4 ? len - m : 4;
-          for (int t = 0; t < q; ++t) {
-            Real* Fj = F + std::size_t(js[m + t]) * kComp;
-            Quad a;
-            std::memcpy(&a, Fj, sizeof a);
-            a -= col[t];
-            std::memcpy(Fj, &a, sizeof a);
+          for (int m = 0; m < lenv; ++m) {
+            Real d0, d1, d2, r2, fdivr, e;
+            const bool keep =
+                slot_pair<Periodic, Dim>(ev, im, xi, ti, nb[m], nt[m], d0, d1, d2, r2, fdivr, e) &&
+                m < len;
+            const Real f = keep ? (kPerUnitMass ? fdivr * mi : fdivr) : Real(0);  // force / r
+            b0[m] = f * d0;
+            b1[m] = f * d1;
+            b2[m] = Dim == 3 ? f * d2 : Real(0);
+            s0 += b0[m];
+            s1 += b1[m];
+            s2 += b2[m];
             if constexpr (Energy) {
-              Fj[4] += be[m + t];
-              Fj[5] += bw[m + t];
+              be[m] = keep ? (kPerUnitMass ? e * mi : e) : Real(0);
+              bw[m] = f * true_r2(ev, r2);
+              se += be[m];
+              sw += bw[m];
+            }
+          }
+          // Four pairs at a time: their (x, y, z) rows transposed into one force vector per pair.
+          for (int m = 0; m < len; m += 4) {
+            Quad x, y, z, col[4];
+            std::memcpy(&x, b0 + m, sizeof x);
+            std::memcpy(&y, b1 + m, sizeof y);
+            std::memcpy(&z, b2 + m, sizeof z);
+            const Quad zero = {};
+            const Quad xy01 = __builtin_shufflevector(x, y, 0, 4, 1, 5);
+            const Quad xy23 = __builtin_shufflevector(x, y, 2, 6, 3, 7);
+            const Quad z01 = __builtin_shufflevector(z, zero, 0, 4, 1, 5);
+            const Quad z23 = __builtin_shufflevector(z, zero, 2, 6, 3, 7);
+            col[0] = __builtin_shufflevector(xy01, z01, 0, 1, 4, 5);
+            col[1] = __builtin_shufflevector(xy01, z01, 2, 3, 6, 7);
+            col[2] = __builtin_shufflevector(xy23, z23, 0, 1, 4, 5);
+            col[3] = __builtin_shufflevector(xy23, z23, 2, 3, 6, 7);
+            const int q = len - m < 4 ? len - m : 4;
+            for (int t = 0; t < q; ++t) {
+              Real* Fj = F + std::size_t(js[m + t]) * kComp;
+              Quad a;
+              std::memcpy(&a, Fj, sizeof a);
+              a -= col[t];
+              std::memcpy(Fj, &a, sizeof a);
+              if constexpr (Energy) {
+                Fj[4] += be[m + t];
+                Fj[5] += bw[m + t];
+              }
             }
           }
         }
+        Real* __restrict Fk = F + std::size_t(k) * kComp;
+        Fk[0] += s0;
+        Fk[1] += s1;
+        if constexpr (Dim == 3) Fk[2] += s2;
+        if constexpr (Energy) {
+          Fk[4] += se;
+          Fk[5] += sw;
+        }
       }
-      Real* __restrict Fk = F + std::size_t(k) * kComp;
-      Fk[0] += s0;
-      Fk[1] += s1;
-      if constexpr (Dim == 3) Fk[2] += s2;
-      if constexpr (Energy) {
-        Fk[4] += se;
-        Fk[5] += sw;
-      }
-    }
-    // (the loop's barrier: every slice is complete)
+    }  // range r
+#pragma omp barrier
+    // (every range is complete)
 #pragma omp for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
       Real sum[kComp];
       for (int c = 0; c < kComp; ++c) sum[c] = 0;
-      for (int t = 0; t < threads; ++t)
+      for (int t = 0; t < parts; ++t)
         for (int c = 0; c < kComp; ++c) sum[c] += scratch[std::size_t(t) * stride + k * kComp + c];
       const std::uint32_t i = cl.order[k];
       const Real inv_m = Real(1) / p.mass[i];
@@ -234,6 +245,7 @@ void verlet_half_forces(const Eval& ev_shared, const ParticleView<Real, Dim>& p,
       }
     }
   }
+  if (tuner && !Energy) tuner->done(omp_get_wtime() - t0);
 }
 
 // Stencil (no list) and far zones: each slot visits the cells `rings` around its own exactly
