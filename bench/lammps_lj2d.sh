@@ -80,9 +80,7 @@ root=()
 [[ $(id -u) == 0 ]] && root=(--allow-run-as-root)
 rounds=${ROUNDS:-3}
 session=()
-[[ -n ${NICE:-} ]] && session=(setsid --wait bash -c
-  'echo "$1" > /proc/self/autogroup 2> /dev/null || true; shift; exec nice -n "$0" "$@"'
-  "$NICE" "$NICE")
+[[ -n ${NICE:-} ]] && session=("$(cd "$(dirname "$0")" && pwd)/session.sh" "$NICE")
 for r in $(seq "$rounds"); do
   (cd "$work" && OMP_NUM_THREADS=1 "${session[@]}" mpirun "${root[@]}" --bind-to none -np 2 \
     "$lmp" -sf opt -in in.lj2d -log none -screen "$work/lammps.out" > /dev/null)

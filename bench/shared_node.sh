@@ -83,13 +83,11 @@ else
   settings=(default threads1 spin300k active)
   for n in ${SPINS-100}; do settings+=("spin$n"); done
 fi
-# "${session[@]}" CMD...: runs CMD in a session of its own whose autogroup (and CMD) has the nice
+# "${session[@]}" CMD...: runs CMD in a session of its own (bench/session.sh) whose autogroup has the nice
 # value $NICE (a user's job: the scheduler shares the cores between such sessions first). A prefix,
 # not a function: started with `&`, $! is then the session's leader, whose group stop_load ends (a
 # function would run in a subshell, and $! would be that).
-session=(setsid --wait bash -c
-  'echo "$1" > /proc/self/autogroup 2> /dev/null || true; shift; exec nice -n "$0" "$@"'
-  "$nice_" "$nice_")
+session=("$(cd "$(dirname "$0")" && pwd)/session.sh" "$nice_")
 # env_of SETTING: the environment and arguments of a setting, as words for `env`.
 env_of() {
   case $1 in

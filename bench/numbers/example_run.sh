@@ -12,9 +12,7 @@ set -euo pipefail
 scenario=$1
 shift
 session=()
-[[ -n ${NICE:-} ]] && session=(setsid --wait bash -c
-  'echo "$1" > /proc/self/autogroup 2> /dev/null || true; shift; exec nice -n "$0" "$@"'
-  "$NICE" "$NICE")
+[[ -n ${NICE:-} ]] && session=("$(cd "$(dirname "$0")/.." && pwd)/session.sh" "$NICE")
 for r in $(seq "${REPEAT:-1}"); do
   t0=$(date +%s.%N)
   "${session[@]}" "$PARDYN" run "$scenario" -o "$OUT/run$r" "$@" > "$OUT/run$r.log" 2>&1 ||

@@ -198,9 +198,10 @@ inline int slice_of(Real within, int sub) {
   return s >= Real(0) ? (s < Real(sub) ? int(s) : sub - 1) : 0;
 }
 
-// Below this many pairs in a half Verlet list, its force loop runs on one thread (the traversal's
-// team is cl.scratch_threads). With pardyn's passive OpenMP wait (cli/main.cpp), the loop's parallel
-// region, its barrier and its end wake a sleeping thread at every step. On the 2-core VM two threads
+// Below this many pairs in a half Verlet list, its force loop runs on one thread (one range of rows,
+// cl.scratch_threads; above it a range per thread, run by HalfListTeam's team). With pardyn's
+// passive OpenMP wait (cli/main.cpp), the loop's parallel region, its barrier and its end wake a
+// sleeping thread at every step. On the 2-core VM two threads
 // ran a 3D LJ liquid's force loop (cut-off + skin 2.8: 39 pairs per atom) no faster than one up to
 // about 3,000 atoms when the machine was idle, and 25-30 % slower against a busy loop per core, where
 // every wake-up waits for the scheduler; from 4,000 atoms (155,000 pairs) on, two threads were
@@ -362,8 +363,10 @@ class CpuCells {
       const std::size_t cap = capacity_;
       nl_.resize(std::size_t(n) * cap);
       std::uint32_t worst = 0;
+      std::size_t pairs = 0;
       const int nt = build_team();
-#pragma omp parallel for schedule(static) reduction(max : worst) if (n > 2048) num_threads(nt)
+#pragma omp parallel for schedule(static) reduction(max : worst) reduction(+ : pairs) \
+    if (n > 2048) num_threads(nt)
       for (std::int64_t k = 0; k < n; ++k) {
         Real xi[3] = {0, 0, 0};
         for (int d = 0; d < Dim; ++d) xi[d] = xs[d][k];
@@ -410,10 +413,10 @@ class CpuCells {
           }
         count_[std::size_t(k)] = m;
         worst = std::max(worst, m);
+        pairs += m;
       }
       if (worst <= cap) {
-        pairs_ = 0;
-        for (std::int64_t k = 0; k < n; ++k) pairs_ += count_[std::size_t(k)];
+        pairs_ = pairs;
         break;
       }
       capacity_ = std::size_t(worst) + std::size_t(worst) / 8 + 4;  // denser than ever: grow
@@ -498,9 +501,8 @@ class CpuCells {
 
   // The threads of the list build's loops (whose results do not depend on their number): the team
   // that the half list's force loop found fastest (HalfListTeam), all threads before it has one.
-  int build_team() const {
-    if (team_.ranges < 2) return std::max(1, omp_get_max_threads());
-    return team_.fixed > 0 ? std::min(team_.fixed, team_.ranges) : team_.team;
+  int build_team() {
+    return team_.ranges < 2 ? std::max(1, omp_get_max_threads()) : team_.next(false);
   }
 
   std::vector<std::uint32_t> key_, key_sorted_, order_, start_, end_, fstart_, fend_, count_, nl_;
