@@ -415,10 +415,8 @@ class CpuCells {
         worst = std::max(worst, m);
         pairs += m;
       }
-      if (worst <= cap) {
-        pairs_ = pairs;
-        break;
-      }
+      pairs_ = pairs;
+      if (worst <= cap) break;
       capacity_ = std::size_t(worst) + std::size_t(worst) / 8 + 4;  // denser than ever: grow
     }
   }
